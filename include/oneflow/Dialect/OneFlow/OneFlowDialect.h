@@ -1,0 +1,77 @@
+//===- OneFlowDialect.h - The oneflow dialect -------------------*- C++ -*-===//
+
+#ifndef ONEFLOW_DIALECT_ONEFLOW_ONEFLOWDIALECT_H
+#define ONEFLOW_DIALECT_ONEFLOW_ONEFLOWDIALECT_H
+
+#include "oneflow/Dialect/SBP/SBPDialect.h"
+
+#include "mlir/Bytecode/BytecodeOpInterface.h"
+#include "mlir/Dialect/Traits.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/Dialect.h"
+#include "mlir/IR/OpDefinition.h"
+#include "mlir/IR/OpImplementation.h"
+#include "mlir/Interfaces/InferTypeOpInterface.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+
+#include "oneflow/Dialect/OneFlow/OneFlowOpsDialect.h.inc"
+
+#include "oneflow/Dialect/OneFlow/OneFlowEnums.h.inc"
+
+#define GET_ATTRDEF_CLASSES
+#include "oneflow/Dialect/OneFlow/OneFlowAttrs.h.inc"
+
+namespace mlir {
+namespace oneflow {
+
+//===----------------------------------------------------------------------===//
+// Shared shape inference and verification helpers (OneFlowOps.cpp).
+//===----------------------------------------------------------------------===//
+
+/// Numpy-style broadcast of all operand shapes; the result element type is
+/// the operands' (the last operand's for `where`) or i1 for comparisons.
+LogicalResult inferBroadcastType(std::optional<Location> location,
+                                 ValueRange operands, bool isCompare,
+                                 SmallVectorImpl<Type> &inferred);
+
+/// The type of reducing `input` over `axes`; `resultElementType` defaults to
+/// the input's.
+LogicalResult inferReductionType(std::optional<Location> location,
+                                 RankedTensorType input, ArrayRef<int64_t> axes,
+                                 bool keepDims, Type resultElementType,
+                                 SmallVectorImpl<Type> &inferred);
+
+/// Checks 0 <= axis < rank.
+LogicalResult verifyAxis(Operation *op, int64_t axis, int64_t rank);
+
+//===----------------------------------------------------------------------===//
+// Shared SBP rules (OneFlowSbpRules.cpp).
+//===----------------------------------------------------------------------===//
+
+/// Elementwise with numpy broadcasting: a result dimension's factor is shared
+/// by every operand dimension that is not broadcast into it. `linear`
+/// lists the operands partial sums flow through (empty: all of them).
+sbp::SbpFactorRule getElementwiseSbpRule(Operation *op, sbp::PartialRule partial,
+                                         ArrayRef<unsigned> linear = {});
+
+/// Like elementwise on a single operand, but the listed axes stay whole.
+sbp::SbpFactorRule getWholeAxesSbpRule(Operation *op, ArrayRef<int64_t> axes);
+
+/// Reduction over `axes`: reduced axes are reduction factors when the
+/// reduction is linear (sum, mean), otherwise they stay whole.
+sbp::SbpFactorRule getReductionSbpRule(int64_t rank, ArrayRef<int64_t> axes,
+                                       bool keepDims, bool linear);
+
+/// Reshape: a factor is shared only between the leading dimensions of
+/// matching groups of dimensions, where a split means the same thing on
+/// both sides.
+sbp::SbpFactorRule getReshapeSbpRule(RankedTensorType input,
+                                     RankedTensorType result);
+
+} // namespace oneflow
+} // namespace mlir
+
+#define GET_OP_CLASSES
+#include "oneflow/Dialect/OneFlow/OneFlowOps.h.inc"
+
+#endif // ONEFLOW_DIALECT_ONEFLOW_ONEFLOWDIALECT_H

@@ -1,0 +1,754 @@
+//===- OneFlowOps.cpp - oneflow op verification and shape inference -------===//
+
+#include "oneflow/Dialect/OneFlow/OneFlowDialect.h"
+
+#include "mlir/Dialect/Traits.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/OpImplementation.h"
+#include "mlir/IR/PatternMatch.h"
+#include "mlir/IR/TypeUtilities.h"
+#include "llvm/ADT/STLExtras.h"
+
+using namespace mlir;
+using namespace mlir::oneflow;
+
+#define GET_OP_CLASSES
+#include "oneflow/Dialect/OneFlow/OneFlowOps.cpp.inc"
+
+//===----------------------------------------------------------------------===//
+// Shared helpers
+//===----------------------------------------------------------------------===//
+
+static RankedTensorType tensorTypeOf(Value value) {
+  return cast<RankedTensorType>(value.getType());
+}
+
+LogicalResult mlir::oneflow::verifyAxis(Operation *op, int64_t axis,
+                                        int64_t rank) {
+  if (axis < 0 || axis >= rank)
+    return op->emitOpError() << "axis " << axis
+                             << " is out of range for rank " << rank;
+  return success();
+}
+
+/// Checks that `axes` are sorted, distinct and within [0, bound).
+static LogicalResult checkAxes(std::optional<Location> location,
+                               ArrayRef<int64_t> axes, int64_t bound,
+                               StringRef what) {
+  for (auto [index, axis] : llvm::enumerate(axes)) {
+    if (axis < 0 || axis >= bound)
+      return emitOptionalError(location, what, " axis ", axis,
+                               " is out of range [0, ", bound, ")");
+    if (index > 0 && axes[index - 1] >= axis)
+      return emitOptionalError(location, what,
+                               " axes must be sorted and distinct");
+  }
+  return success();
+}
+
+LogicalResult
+mlir::oneflow::inferBroadcastType(std::optional<Location> location,
+                                  ValueRange operands, bool isCompare,
+                                  SmallVectorImpl<Type> &inferred) {
+  SmallVector<int64_t> shape;
+  for (Value operand : operands) {
+    SmallVector<int64_t> next;
+    if (!OpTrait::util::getBroadcastedShape(
+            shape, tensorTypeOf(operand).getShape(), next))
+      return emitOptionalError(location, "operand shapes are not "
+                                         "broadcast-compatible");
+    shape = std::move(next);
+  }
+  Type elementType =
+      isCompare ? IntegerType::get(operands.front().getContext(), 1)
+                : getElementTypeOrSelf(operands.back().getType());
+  inferred.push_back(RankedTensorType::get(shape, elementType));
+  return success();
+}
+
+LogicalResult mlir::oneflow::inferReductionType(
+    std::optional<Location> location, RankedTensorType input,
+    ArrayRef<int64_t> axes, bool keepDims, Type resultElementType,
+    SmallVectorImpl<Type> &inferred) {
+  if (failed(checkAxes(location, axes, input.getRank(), "reduction")))
+    return failure();
+  SmallVector<int64_t> shape;
+  for (auto [dim, size] : llvm::enumerate(input.getShape())) {
+    if (!llvm::is_contained(axes, (int64_t)dim))
+      shape.push_back(size);
+    else if (keepDims)
+      shape.push_back(1);
+  }
+  inferred.push_back(RankedTensorType::get(
+      shape, resultElementType ? resultElementType : input.getElementType()));
+  return success();
+}
+
+/// Parses a fixed-size attribute list, checking its length and lower bound.
+static LogicalResult checkList(std::optional<Location> location,
+                               ArrayRef<int64_t> values, size_t size,
+                               int64_t minValue, StringRef what) {
+  if (values.size() != size)
+    return emitOptionalError(location, "'", what, "' must have ", size,
+                             " entries, got ", values.size());
+  for (int64_t value : values)
+    if (value < minValue)
+      return emitOptionalError(location, "'", what, "' entries must be >= ",
+                               minValue, ", got ", value);
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Elementwise ops
+//===----------------------------------------------------------------------===//
+
+LogicalResult ClipOp::verify() {
+  if (getMin() && getMax() && getMin()->convertToDouble() >
+                                   getMax()->convertToDouble())
+    return emitOpError() << "min " << getMin()->convertToDouble()
+                         << " exceeds max " << getMax()->convertToDouble();
+  return success();
+}
+
+OpFoldResult NegOp::fold(FoldAdaptor) {
+  if (auto inner = getX().getDefiningOp<NegOp>())
+    return inner.getX();
+  return {};
+}
+
+LogicalResult WhereOp::inferReturnTypes(MLIRContext *, std::optional<Location> location,
+                                        Adaptor adaptor,
+                                        SmallVectorImpl<Type> &inferred) {
+  return inferBroadcastType(location, adaptor.getOperands(),
+                            /*isCompare=*/false, inferred);
+}
+
+//===----------------------------------------------------------------------===//
+// Casts, constants and variables
+//===----------------------------------------------------------------------===//
+
+LogicalResult CastOp::verify() {
+  if (getX().getType().getShape() != getY().getType().getShape())
+    return emitOpError() << "cast must keep the shape: "
+                         << getX().getType() << " vs " << getY().getType();
+  return success();
+}
+
+OpFoldResult CastOp::fold(FoldAdaptor) {
+  if (getX().getType() == getY().getType())
+    return getX();
+  return {};
+}
+
+OpFoldResult ConstantOp::fold(FoldAdaptor) { return getValue(); }
+
+LogicalResult VariableOp::verify() {
+  if (std::optional<ElementsAttr> init = getInitialValue())
+    if (init->getType() != getOutput().getType())
+      return emitOpError() << "initial value of type " << init->getType()
+                           << " does not match the variable type "
+                           << getOutput().getType();
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Linear algebra and convolution
+//===----------------------------------------------------------------------===//
+
+/// The [rows, cols] of the last two dims of `type`, swapped when transposed.
+static std::pair<int64_t, int64_t> matrixDims(RankedTensorType type,
+                                              bool transposed) {
+  int64_t rank = type.getRank();
+  int64_t rows = type.getDimSize(rank - 2), cols = type.getDimSize(rank - 1);
+  return transposed ? std::make_pair(cols, rows) : std::make_pair(rows, cols);
+}
+
+LogicalResult MatmulOp::inferReturnTypes(MLIRContext *,
+                                         std::optional<Location> location,
+                                         Adaptor adaptor,
+                                         SmallVectorImpl<Type> &inferred) {
+  auto a = tensorTypeOf(adaptor.getA()), b = tensorTypeOf(adaptor.getB());
+  if (a.getRank() != 2 || b.getRank() != 2)
+    return emitOptionalError(location, "matmul operands must be 2-D, got ",
+                             a, " and ", b);
+  auto [m, ka] = matrixDims(a, adaptor.getTransposeA());
+  auto [kb, n] = matrixDims(b, adaptor.getTransposeB());
+  if (ka != kb)
+    return emitOptionalError(location, "matmul contraction sizes differ: ",
+                             ka, " vs ", kb);
+  inferred.push_back(RankedTensorType::get({m, n}, a.getElementType()));
+  return success();
+}
+
+LogicalResult BatchMatmulOp::inferReturnTypes(
+    MLIRContext *, std::optional<Location> location, Adaptor adaptor,
+    SmallVectorImpl<Type> &inferred) {
+  auto a = tensorTypeOf(adaptor.getA()), b = tensorTypeOf(adaptor.getB());
+  if (a.getRank() < 2 || b.getRank() < 2)
+    return emitOptionalError(location,
+                             "batch_matmul operands must have rank >= 2");
+  auto [m, ka] = matrixDims(a, adaptor.getTransposeA());
+  auto [kb, n] = matrixDims(b, adaptor.getTransposeB());
+  if (ka != kb)
+    return emitOptionalError(location,
+                             "batch_matmul contraction sizes differ: ", ka,
+                             " vs ", kb);
+  SmallVector<int64_t> batch;
+  if (!OpTrait::util::getBroadcastedShape(a.getShape().drop_back(2),
+                                          b.getShape().drop_back(2), batch))
+    return emitOptionalError(location,
+                             "batch dimensions are not broadcast-compatible");
+  batch.append({m, n});
+  inferred.push_back(RankedTensorType::get(batch, a.getElementType()));
+  return success();
+}
+
+/// Output size of a sliding window along one dimension.
+static int64_t windowOutputSize(int64_t size, int64_t padBegin,
+                                int64_t padEnd, int64_t kernel, int64_t stride,
+                                int64_t dilation, bool ceilMode) {
+  int64_t span = size + padBegin + padEnd - dilation * (kernel - 1) - 1;
+  if (span < 0)
+    return 0;
+  int64_t out = (ceilMode ? (span + stride - 1) / stride : span / stride) + 1;
+  // A last window that would start inside the end padding is dropped.
+  if (ceilMode && (out - 1) * stride >= size + padBegin)
+    --out;
+  return out;
+}
+
+/// Checks a 2-D window configuration on an NCHW input and computes the
+/// output spatial sizes.
+static LogicalResult
+inferWindowSizes(std::optional<Location> location, RankedTensorType x,
+                 ArrayRef<int64_t> kernel, ArrayRef<int64_t> strides,
+                 ArrayRef<int64_t> pads, ArrayRef<int64_t> dilations,
+                 bool ceilMode, int64_t &outH, int64_t &outW) {
+  if (x.getRank() != 4)
+    return emitOptionalError(location, "expected an NCHW input, got ", x);
+  if (failed(checkList(location, kernel, 2, 1, "kernel")) ||
+      failed(checkList(location, strides, 2, 1, "strides")) ||
+      failed(checkList(location, pads, 4, 0, "pads")) ||
+      failed(checkList(location, dilations, 2, 1, "dilations")))
+    return failure();
+  outH = windowOutputSize(x.getDimSize(2), pads[0], pads[2], kernel[0],
+                          strides[0], dilations[0], ceilMode);
+  outW = windowOutputSize(x.getDimSize(3), pads[1], pads[3], kernel[1],
+                          strides[1], dilations[1], ceilMode);
+  if (outH <= 0 || outW <= 0)
+    return emitOptionalError(location, "window of ", kernel[0], "x",
+                             kernel[1], " does not fit the input ", x);
+  return success();
+}
+
+LogicalResult Conv2DOp::inferReturnTypes(MLIRContext *,
+                                         std::optional<Location> location,
+                                         Adaptor adaptor,
+                                         SmallVectorImpl<Type> &inferred) {
+  auto x = tensorTypeOf(adaptor.getX());
+  auto w = tensorTypeOf(adaptor.getWeight());
+  if (w.getRank() != 4)
+    return emitOptionalError(location, "conv2d weight must be 4-D (OIHW)");
+  int64_t groups = adaptor.getGroups();
+  int64_t outChannels = w.getDimSize(0);
+  if (groups < 1 || outChannels % groups != 0)
+    return emitOptionalError(location, "groups (", groups,
+                             ") must divide the output channels (",
+                             outChannels, ")");
+  int64_t outH, outW;
+  if (failed(inferWindowSizes(location, x, w.getShape().drop_front(2),
+                              adaptor.getStrides(), adaptor.getPads(),
+                              adaptor.getDilations(), false, outH, outW)))
+    return failure();
+  if (x.getDimSize(1) != w.getDimSize(1) * groups)
+    return emitOptionalError(location, "input has ", x.getDimSize(1),
+                             " channels but weight expects ",
+                             w.getDimSize(1) * groups, " (", groups,
+                             " groups)");
+  if (Value bias = adaptor.getBias()) {
+    auto biasType = tensorTypeOf(bias);
+    if (biasType.getRank() != 1 || biasType.getDimSize(0) != outChannels)
+      return emitOptionalError(location, "conv2d bias must be [",
+                               outChannels, "], got ", biasType);
+  }
+  inferred.push_back(RankedTensorType::get(
+      {x.getDimSize(0), outChannels, outH, outW}, x.getElementType()));
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Pooling and normalization
+//===----------------------------------------------------------------------===//
+
+LogicalResult MaxPool2DOp::inferReturnTypes(MLIRContext *,
+                                            std::optional<Location> location,
+                                            Adaptor adaptor,
+                                            SmallVectorImpl<Type> &inferred) {
+  auto x = tensorTypeOf(adaptor.getX());
+  int64_t outH, outW;
+  if (failed(inferWindowSizes(location, x, adaptor.getKernel(),
+                              adaptor.getStrides(), adaptor.getPads(),
+                              adaptor.getDilations(), adaptor.getCeilMode(),
+                              outH, outW)))
+    return failure();
+  inferred.push_back(RankedTensorType::get(
+      {x.getDimSize(0), x.getDimSize(1), outH, outW}, x.getElementType()));
+  return success();
+}
+
+LogicalResult AvgPool2DOp::inferReturnTypes(MLIRContext *,
+                                            std::optional<Location> location,
+                                            Adaptor adaptor,
+                                            SmallVectorImpl<Type> &inferred) {
+  auto x = tensorTypeOf(adaptor.getX());
+  int64_t outH, outW;
+  if (failed(inferWindowSizes(location, x, adaptor.getKernel(),
+                              adaptor.getStrides(), adaptor.getPads(), {1, 1},
+                              adaptor.getCeilMode(), outH, outW)))
+    return failure();
+  inferred.push_back(RankedTensorType::get(
+      {x.getDimSize(0), x.getDimSize(1), outH, outW}, x.getElementType()));
+  return success();
+}
+
+static LogicalResult inferGlobalPool(std::optional<Location> location,
+                                     Value input,
+                                     SmallVectorImpl<Type> &inferred) {
+  auto x = tensorTypeOf(input);
+  if (x.getRank() != 4)
+    return emitOptionalError(location, "expected an NCHW input, got ", x);
+  inferred.push_back(RankedTensorType::get(
+      {x.getDimSize(0), x.getDimSize(1), 1, 1}, x.getElementType()));
+  return success();
+}
+
+LogicalResult GlobalAvgPool2DOp::inferReturnTypes(
+    MLIRContext *, std::optional<Location> location, Adaptor adaptor,
+    SmallVectorImpl<Type> &inferred) {
+  return inferGlobalPool(location, adaptor.getX(), inferred);
+}
+
+LogicalResult GlobalMaxPool2DOp::inferReturnTypes(
+    MLIRContext *, std::optional<Location> location, Adaptor adaptor,
+    SmallVectorImpl<Type> &inferred) {
+  return inferGlobalPool(location, adaptor.getX(), inferred);
+}
+
+/// Batch-norm parameters are vectors over the channel axis (axis 1).
+static LogicalResult verifyChannelParams(Operation *op, RankedTensorType x,
+                                         RankedTensorType param) {
+  if (x.getRank() < 2)
+    return op->emitOpError() << "input must have rank >= 2 (N, C, ...)";
+  if (param.getRank() != 1 || param.getDimSize(0) != x.getDimSize(1))
+    return op->emitOpError() << "scale, bias and statistics must be ["
+                             << x.getDimSize(1) << "], got " << param;
+  return success();
+}
+
+LogicalResult BatchNormOp::verify() {
+  return verifyChannelParams(*this, getX().getType(), getScale().getType());
+}
+
+LogicalResult BatchNormTrainOp::verify() {
+  return verifyChannelParams(*this, getX().getType(), getScale().getType());
+}
+
+LogicalResult LayerNormOp::verify() {
+  RankedTensorType x = getX().getType();
+  if (failed(verifyAxis(*this, getAxis(), x.getRank())))
+    return failure();
+  ArrayRef<int64_t> normalized = x.getShape().drop_front(getAxis());
+  auto checkParam = [&](Value param, StringRef name) -> LogicalResult {
+    if (!param)
+      return success();
+    if (tensorTypeOf(param).getShape() != normalized)
+      return emitOpError() << name << " shape must equal the normalized "
+                           << "shape [" << normalized << "], got "
+                           << param.getType();
+    return success();
+  };
+  return success(succeeded(checkParam(getScale(), "scale")) &&
+                 succeeded(checkParam(getBias(), "bias")));
+}
+
+//===----------------------------------------------------------------------===//
+// Shape and data movement
+//===----------------------------------------------------------------------===//
+
+LogicalResult ReshapeOp::verify() {
+  RankedTensorType x = getX().getType(), y = getY().getType();
+  if (x.getElementType() != y.getElementType())
+    return emitOpError() << "reshape cannot change the element type";
+  if (x.getNumElements() != y.getNumElements())
+    return emitOpError() << "reshape from " << x << " (" << x.getNumElements()
+                         << " elements) to " << y << " ("
+                         << y.getNumElements() << " elements)";
+  return success();
+}
+
+OpFoldResult ReshapeOp::fold(FoldAdaptor adaptor) {
+  if (getX().getType() == getY().getType())
+    return getX();
+  if (auto elements = dyn_cast_or_null<DenseElementsAttr>(adaptor.getX()))
+    return elements.reshape(getY().getType());
+  if (auto inner = getX().getDefiningOp<ReshapeOp>()) {
+    getXMutable().assign(inner.getX());
+    return getY();
+  }
+  return {};
+}
+
+/// Replaces a reshape-like op by the equivalent oneflow.reshape.
+template <typename OpTy>
+struct ReshapeLikeToReshape : public OpRewritePattern<OpTy> {
+  using OpRewritePattern<OpTy>::OpRewritePattern;
+  LogicalResult matchAndRewrite(OpTy op,
+                                PatternRewriter &rewriter) const override {
+    rewriter.replaceOpWithNewOp<ReshapeOp>(op, op.getY().getType(), op.getX());
+    return success();
+  }
+};
+
+LogicalResult FlattenOp::inferReturnTypes(MLIRContext *,
+                                          std::optional<Location> location,
+                                          Adaptor adaptor,
+                                          SmallVectorImpl<Type> &inferred) {
+  auto x = tensorTypeOf(adaptor.getX());
+  int64_t axis = adaptor.getAxis();
+  if (axis < 0 || axis > x.getRank())
+    return emitOptionalError(location, "flatten axis ", axis,
+                             " is out of range [0, ", x.getRank(), "]");
+  int64_t outer = 1, inner = 1;
+  for (auto [dim, size] : llvm::enumerate(x.getShape()))
+    ((int64_t)dim < axis ? outer : inner) *= size;
+  inferred.push_back(
+      RankedTensorType::get({outer, inner}, x.getElementType()));
+  return success();
+}
+
+void FlattenOp::getCanonicalizationPatterns(RewritePatternSet &results,
+                                            MLIRContext *context) {
+  results.add<ReshapeLikeToReshape<FlattenOp>>(context);
+}
+
+LogicalResult SqueezeOp::inferReturnTypes(MLIRContext *,
+                                          std::optional<Location> location,
+                                          Adaptor adaptor,
+                                          SmallVectorImpl<Type> &inferred) {
+  auto x = tensorTypeOf(adaptor.getX());
+  ArrayRef<int64_t> axes = adaptor.getAxes();
+  if (failed(checkAxes(location, axes, x.getRank(), "squeeze")))
+    return failure();
+  SmallVector<int64_t> shape;
+  for (auto [dim, size] : llvm::enumerate(x.getShape())) {
+    if (!llvm::is_contained(axes, (int64_t)dim)) {
+      shape.push_back(size);
+      continue;
+    }
+    if (size != 1)
+      return emitOptionalError(location, "cannot squeeze dimension ", dim,
+                               " of size ", size);
+  }
+  inferred.push_back(RankedTensorType::get(shape, x.getElementType()));
+  return success();
+}
+
+void SqueezeOp::getCanonicalizationPatterns(RewritePatternSet &results,
+                                            MLIRContext *context) {
+  results.add<ReshapeLikeToReshape<SqueezeOp>>(context);
+}
+
+LogicalResult UnsqueezeOp::inferReturnTypes(MLIRContext *,
+                                            std::optional<Location> location,
+                                            Adaptor adaptor,
+                                            SmallVectorImpl<Type> &inferred) {
+  auto x = tensorTypeOf(adaptor.getX());
+  ArrayRef<int64_t> axes = adaptor.getAxes();
+  int64_t rank = x.getRank() + axes.size();
+  if (failed(checkAxes(location, axes, rank, "unsqueeze")))
+    return failure();
+  SmallVector<int64_t> shape;
+  ArrayRef<int64_t> rest = x.getShape();
+  for (int64_t dim = 0; dim < rank; ++dim) {
+    if (llvm::is_contained(axes, dim)) {
+      shape.push_back(1);
+    } else {
+      shape.push_back(rest.front());
+      rest = rest.drop_front();
+    }
+  }
+  inferred.push_back(RankedTensorType::get(shape, x.getElementType()));
+  return success();
+}
+
+void UnsqueezeOp::getCanonicalizationPatterns(RewritePatternSet &results,
+                                              MLIRContext *context) {
+  results.add<ReshapeLikeToReshape<UnsqueezeOp>>(context);
+}
+
+LogicalResult TransposeOp::inferReturnTypes(MLIRContext *,
+                                            std::optional<Location> location,
+                                            Adaptor adaptor,
+                                            SmallVectorImpl<Type> &inferred) {
+  auto x = tensorTypeOf(adaptor.getX());
+  ArrayRef<int64_t> perm = adaptor.getPerm();
+  if ((int64_t)perm.size() != x.getRank())
+    return emitOptionalError(location, "perm has ", perm.size(),
+                             " entries for a tensor of rank ", x.getRank());
+  SmallVector<bool> seen(perm.size(), false);
+  SmallVector<int64_t> shape;
+  for (int64_t dim : perm) {
+    if (dim < 0 || dim >= x.getRank() || seen[dim])
+      return emitOptionalError(location, "perm is not a permutation of [0, ",
+                               x.getRank(), ")");
+    seen[dim] = true;
+    shape.push_back(x.getDimSize(dim));
+  }
+  inferred.push_back(RankedTensorType::get(shape, x.getElementType()));
+  return success();
+}
+
+OpFoldResult TransposeOp::fold(FoldAdaptor) {
+  for (auto [index, dim] : llvm::enumerate(getPerm()))
+    if ((int64_t)index != dim)
+      return {};
+  return getX();
+}
+
+namespace {
+/// transpose(transpose(x, p), q) -> transpose(x, p o q).
+struct ComposeTransposes : public OpRewritePattern<TransposeOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(TransposeOp op,
+                                PatternRewriter &rewriter) const override {
+    auto inner = op.getX().getDefiningOp<TransposeOp>();
+    if (!inner)
+      return failure();
+    SmallVector<int64_t> perm = llvm::map_to_vector(
+        op.getPerm(), [&](int64_t dim) { return inner.getPerm()[dim]; });
+    rewriter.replaceOpWithNewOp<TransposeOp>(op, inner.getX(), perm);
+    return success();
+  }
+};
+} // namespace
+
+void TransposeOp::getCanonicalizationPatterns(RewritePatternSet &results,
+                                              MLIRContext *context) {
+  results.add<ComposeTransposes>(context);
+}
+
+LogicalResult ConcatOp::inferReturnTypes(MLIRContext *,
+                                         std::optional<Location> location,
+                                         Adaptor adaptor,
+                                         SmallVectorImpl<Type> &inferred) {
+  ValueRange inputs = adaptor.getInputs();
+  if (inputs.empty())
+    return emitOptionalError(location, "concat needs at least one input");
+  auto first = tensorTypeOf(inputs.front());
+  int64_t axis = adaptor.getAxis();
+  if (axis < 0 || axis >= first.getRank())
+    return emitOptionalError(location, "concat axis ", axis,
+                             " is out of range for rank ", first.getRank());
+  SmallVector<int64_t> shape = llvm::to_vector(first.getShape());
+  shape[axis] = 0;
+  for (Value input : inputs) {
+    auto type = tensorTypeOf(input);
+    if (type.getElementType() != first.getElementType() ||
+        type.getRank() != first.getRank())
+      return emitOptionalError(location, "concat inputs must share element "
+                                         "type and rank");
+    for (int64_t dim = 0; dim < type.getRank(); ++dim)
+      if (dim != axis && type.getDimSize(dim) != first.getDimSize(dim))
+        return emitOptionalError(location, "concat inputs differ in "
+                                           "dimension ",
+                                 dim, " (", type.getDimSize(dim), " vs ",
+                                 first.getDimSize(dim), ")");
+    shape[axis] += type.getDimSize(axis);
+  }
+  inferred.push_back(RankedTensorType::get(shape, first.getElementType()));
+  return success();
+}
+
+OpFoldResult ConcatOp::fold(FoldAdaptor) {
+  if (getInputs().size() == 1)
+    return getInputs().front();
+  return {};
+}
+
+LogicalResult SplitOp::inferReturnTypes(MLIRContext *,
+                                        std::optional<Location> location,
+                                        Adaptor adaptor,
+                                        SmallVectorImpl<Type> &inferred) {
+  auto x = tensorTypeOf(adaptor.getX());
+  int64_t axis = adaptor.getAxis();
+  if (axis < 0 || axis >= x.getRank())
+    return emitOptionalError(location, "split axis ", axis,
+                             " is out of range for rank ", x.getRank());
+  int64_t total = 0;
+  for (int64_t size : adaptor.getSizes()) {
+    if (size < 0)
+      return emitOptionalError(location, "split sizes must be >= 0");
+    total += size;
+    SmallVector<int64_t> shape = llvm::to_vector(x.getShape());
+    shape[axis] = size;
+    inferred.push_back(RankedTensorType::get(shape, x.getElementType()));
+  }
+  if (total != x.getDimSize(axis))
+    return emitOptionalError(location, "split sizes sum to ", total,
+                             " but dimension ", axis, " has size ",
+                             x.getDimSize(axis));
+  return success();
+}
+
+LogicalResult SliceOp::inferReturnTypes(MLIRContext *,
+                                        std::optional<Location> location,
+                                        Adaptor adaptor,
+                                        SmallVectorImpl<Type> &inferred) {
+  auto x = tensorTypeOf(adaptor.getX());
+  ArrayRef<int64_t> starts = adaptor.getStarts(), limits = adaptor.getLimits(),
+                    steps = adaptor.getSteps();
+  size_t rank = x.getRank();
+  if (starts.size() != rank || limits.size() != rank || steps.size() != rank)
+    return emitOptionalError(location, "starts, limits and steps need one "
+                                       "entry per dimension (",
+                             rank, ")");
+  SmallVector<int64_t> shape;
+  for (size_t dim = 0; dim < rank; ++dim) {
+    int64_t size = x.getDimSize(dim), start = starts[dim],
+            limit = limits[dim], step = steps[dim];
+    bool valid = step > 0 ? (0 <= start && start <= limit && limit <= size)
+                          : (step < 0 && -1 <= limit && limit <= start &&
+                             start < std::max<int64_t>(size, 1));
+    if (!valid)
+      return emitOptionalError(location, "invalid slice [", start, ":", limit,
+                               ":", step, "] of dimension ", dim,
+                               " of size ", size);
+    int64_t count = step > 0 ? (limit - start + step - 1) / step
+                             : (start - limit + (-step) - 1) / (-step);
+    shape.push_back(count);
+  }
+  inferred.push_back(RankedTensorType::get(shape, x.getElementType()));
+  return success();
+}
+
+OpFoldResult SliceOp::fold(FoldAdaptor) {
+  if (getX().getType() != getY().getType())
+    return {};
+  for (int64_t step : getSteps())
+    if (step != 1)
+      return {};
+  return getX();
+}
+
+LogicalResult GatherOp::inferReturnTypes(MLIRContext *,
+                                         std::optional<Location> location,
+                                         Adaptor adaptor,
+                                         SmallVectorImpl<Type> &inferred) {
+  auto data = tensorTypeOf(adaptor.getData());
+  auto indices = tensorTypeOf(adaptor.getIndices());
+  int64_t axis = adaptor.getAxis();
+  if (axis < 0 || axis >= data.getRank())
+    return emitOptionalError(location, "gather axis ", axis,
+                             " is out of range for rank ", data.getRank());
+  SmallVector<int64_t> shape(data.getShape().take_front(axis));
+  llvm::append_range(shape, indices.getShape());
+  llvm::append_range(shape, data.getShape().drop_front(axis + 1));
+  inferred.push_back(RankedTensorType::get(shape, data.getElementType()));
+  return success();
+}
+
+LogicalResult ExpandOp::verify() {
+  ArrayRef<int64_t> from = getX().getType().getShape(),
+                    to = getY().getType().getShape();
+  if (from.size() > to.size())
+    return emitOpError() << "cannot expand rank " << from.size()
+                         << " to rank " << to.size();
+  ArrayRef<int64_t> aligned = to.take_back(from.size());
+  for (auto [f, t] : llvm::zip(from, aligned))
+    if (f != t && f != 1)
+      return emitOpError() << "cannot broadcast " << getX().getType()
+                           << " to " << getY().getType();
+  return success();
+}
+
+OpFoldResult ExpandOp::fold(FoldAdaptor) {
+  if (getX().getType() == getY().getType())
+    return getX();
+  return {};
+}
+
+LogicalResult PadOp::inferReturnTypes(MLIRContext *,
+                                      std::optional<Location> location,
+                                      Adaptor adaptor,
+                                      SmallVectorImpl<Type> &inferred) {
+  auto x = tensorTypeOf(adaptor.getX());
+  int64_t rank = x.getRank();
+  if (failed(checkList(location, adaptor.getPads(), 2 * rank, 0, "pads")))
+    return failure();
+  ArrayRef<int64_t> pads = adaptor.getPads();
+  SmallVector<int64_t> shape;
+  for (int64_t dim = 0; dim < rank; ++dim) {
+    int64_t low = pads[dim], high = pads[rank + dim], size = x.getDimSize(dim);
+    if (adaptor.getMode() == PadMode::Reflect && (low >= size || high >= size))
+      return emitOptionalError(location, "reflect padding of dimension ", dim,
+                               " must be smaller than its size ", size);
+    if (adaptor.getMode() == PadMode::Edge && size == 0 && low + high > 0)
+      return emitOptionalError(location, "cannot edge-pad an empty "
+                                         "dimension");
+    shape.push_back(size + low + high);
+  }
+  inferred.push_back(RankedTensorType::get(shape, x.getElementType()));
+  return success();
+}
+
+LogicalResult TileOp::inferReturnTypes(MLIRContext *,
+                                       std::optional<Location> location,
+                                       Adaptor adaptor,
+                                       SmallVectorImpl<Type> &inferred) {
+  auto x = tensorTypeOf(adaptor.getX());
+  if (failed(checkList(location, adaptor.getRepeats(), x.getRank(), 0,
+                       "repeats")))
+    return failure();
+  SmallVector<int64_t> shape;
+  for (auto [size, repeat] : llvm::zip(x.getShape(), adaptor.getRepeats()))
+    shape.push_back(size * repeat);
+  inferred.push_back(RankedTensorType::get(shape, x.getElementType()));
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Losses
+//===----------------------------------------------------------------------===//
+
+static Type lossType(RankedTensorType perSample, LossReduction reduction) {
+  if (reduction == LossReduction::None)
+    return perSample;
+  return RankedTensorType::get({}, perSample.getElementType());
+}
+
+LogicalResult SoftmaxCrossEntropyOp::inferReturnTypes(
+    MLIRContext *, std::optional<Location> location, Adaptor adaptor,
+    SmallVectorImpl<Type> &inferred) {
+  auto logits = tensorTypeOf(adaptor.getLogits());
+  auto labels = tensorTypeOf(adaptor.getLabels());
+  if (logits.getRank() < 1 ||
+      labels.getShape() != logits.getShape().drop_back())
+    return emitOptionalError(location, "labels ", labels,
+                             " must have the shape of logits ", logits,
+                             " without its class axis");
+  inferred.push_back(lossType(
+      RankedTensorType::get(labels.getShape(), logits.getElementType()),
+      adaptor.getReduction()));
+  return success();
+}
+
+LogicalResult MseLossOp::inferReturnTypes(MLIRContext *,
+                                          std::optional<Location>,
+                                          Adaptor adaptor,
+                                          SmallVectorImpl<Type> &inferred) {
+  inferred.push_back(
+      lossType(tensorTypeOf(adaptor.getInput()), adaptor.getReduction()));
+  return success();
+}

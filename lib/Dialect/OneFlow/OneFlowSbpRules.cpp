@@ -1,0 +1,416 @@
+//===- OneFlowSbpRules.cpp - SBP factor rules of the oneflow ops ----------===//
+//
+// Each op states its rule as an einsum-like spec (see SbpRule.h). A `_`
+// keeps a dimension whole: softmax axes, convolution windows, and anything a
+// split would make wrong.
+//
+//===----------------------------------------------------------------------===//
+
+#include "oneflow/Dialect/OneFlow/OneFlowDialect.h"
+
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringExtras.h"
+
+using namespace mlir;
+using namespace mlir::oneflow;
+using sbp::PartialRule;
+using sbp::SbpFactorRule;
+
+namespace {
+/// Assembles a factor rule spec, handing out fresh factor letters.
+class RuleSpec {
+public:
+  char fresh() { return sbp::factorLetter(next++); }
+  std::string fresh(int64_t count) {
+    std::string letters;
+    for (int64_t i = 0; i < count; ++i)
+      letters.push_back(fresh());
+    return letters;
+  }
+  void addOperand(std::string dims) { operands.push_back(orScalar(dims)); }
+  void addResult(std::string dims) { results.push_back(orScalar(dims)); }
+
+  SbpFactorRule build(PartialRule partial = PartialRule::None,
+                      ArrayRef<unsigned> linear = {}) const {
+    SbpFactorRule rule = SbpFactorRule::get(llvm::join(operands, ",") + "->" +
+                                            llvm::join(results, ","));
+    if (partial == PartialRule::None)
+      return rule;
+    SmallVector<unsigned> linearOperands(linear);
+    if (linearOperands.empty())
+      linearOperands = llvm::to_vector(llvm::seq<unsigned>(0, operands.size()));
+    return rule.setPartial(partial, linearOperands);
+  }
+
+private:
+  static std::string orScalar(std::string dims) {
+    return dims.empty() ? "." : dims;
+  }
+  unsigned next = 0;
+  SmallVector<std::string> operands, results;
+};
+} // namespace
+
+static RankedTensorType typeOf(Value value) {
+  return cast<RankedTensorType>(value.getType());
+}
+
+/// The letters of a tensor broadcast into `result` (numpy alignment): a
+/// dimension of size 1 stretched over a larger one has no factor.
+static std::string broadcastDims(RankedTensorType operand,
+                                 ArrayRef<int64_t> result,
+                                 StringRef resultDims) {
+  std::string dims;
+  int64_t offset = result.size() - operand.getRank();
+  for (auto [dim, size] : llvm::enumerate(operand.getShape())) {
+    int64_t target = dim + offset;
+    dims.push_back(size == result[target] ? resultDims[target] : '_');
+  }
+  return dims;
+}
+
+SbpFactorRule mlir::oneflow::getElementwiseSbpRule(Operation *op,
+                                                   PartialRule partial,
+                                                   ArrayRef<unsigned> linear) {
+  RuleSpec spec;
+  RankedTensorType result = typeOf(op->getResult(0));
+  std::string resultDims = spec.fresh(result.getRank());
+  for (Value operand : op->getOperands())
+    spec.addOperand(
+        broadcastDims(typeOf(operand), result.getShape(), resultDims));
+  spec.addResult(resultDims);
+  return spec.build(partial, linear);
+}
+
+SbpFactorRule mlir::oneflow::getWholeAxesSbpRule(Operation *op,
+                                                 ArrayRef<int64_t> axes) {
+  RuleSpec spec;
+  std::string dims = spec.fresh(typeOf(op->getResult(0)).getRank());
+  for (int64_t axis : axes)
+    dims[axis] = '_';
+  spec.addOperand(dims);
+  spec.addResult(dims);
+  return spec.build();
+}
+
+SbpFactorRule mlir::oneflow::getReductionSbpRule(int64_t rank,
+                                                 ArrayRef<int64_t> axes,
+                                                 bool keepDims, bool linear) {
+  RuleSpec spec;
+  std::string input = spec.fresh(rank), result;
+  for (int64_t dim = 0; dim < rank; ++dim) {
+    if (!llvm::is_contained(axes, dim)) {
+      result.push_back(input[dim]);
+      continue;
+    }
+    // A split reduced axis leaves partial sums only for linear reductions.
+    if (!linear)
+      input[dim] = '_';
+    if (keepDims)
+      result.push_back('_');
+  }
+  spec.addOperand(input);
+  spec.addResult(result);
+  return linear ? spec.build(PartialRule::Joint) : spec.build();
+}
+
+SbpFactorRule mlir::oneflow::getReshapeSbpRule(RankedTensorType input,
+                                               RankedTensorType result) {
+  RuleSpec spec;
+  ArrayRef<int64_t> in = input.getShape(), out = result.getShape();
+  std::string inDims(in.size(), '_'), outDims(out.size(), '_');
+  if (input.getNumElements() > 0) {
+    // Walk matching groups of dimensions (equal products). Splitting the
+    // leading dimension of a group on either side cuts the group's elements
+    // into the same contiguous chunks, so those two share a factor.
+    size_t i = 0, j = 0;
+    auto skipOnes = [](ArrayRef<int64_t> shape, size_t &k) {
+      while (k < shape.size() && shape[k] == 1)
+        ++k;
+    };
+    skipOnes(in, i);
+    skipOnes(out, j);
+    while (i < in.size() && j < out.size()) {
+      char factor = spec.fresh();
+      inDims[i] = outDims[j] = factor;
+      int64_t inProduct = in[i++], outProduct = out[j++];
+      while (inProduct != outProduct) {
+        if (inProduct < outProduct)
+          inProduct *= in[i++];
+        else
+          outProduct *= out[j++];
+      }
+      skipOnes(in, i);
+      skipOnes(out, j);
+    }
+  }
+  spec.addOperand(inDims);
+  spec.addResult(outDims);
+  return spec.build(PartialRule::Joint);
+}
+
+//===----------------------------------------------------------------------===//
+// Per-op rules
+//===----------------------------------------------------------------------===//
+
+SbpFactorRule WhereOp::getSbpFactorRule() {
+  return getElementwiseSbpRule(*this, PartialRule::Joint, {1, 2});
+}
+
+SbpFactorRule CastOp::getSbpFactorRule() {
+  bool floatToFloat = isa<FloatType>(getX().getType().getElementType()) &&
+                      isa<FloatType>(getY().getType().getElementType());
+  return getElementwiseSbpRule(
+      *this, floatToFloat ? PartialRule::Joint : PartialRule::None);
+}
+
+/// Ops without operands (constants, variables) can produce any split.
+static SbpFactorRule getSourceSbpRule(RankedTensorType result) {
+  RuleSpec spec;
+  spec.addResult(spec.fresh(result.getRank()));
+  return spec.build();
+}
+
+SbpFactorRule ConstantOp::getSbpFactorRule() {
+  return getSourceSbpRule(getOutput().getType());
+}
+
+SbpFactorRule VariableOp::getSbpFactorRule() {
+  return getSourceSbpRule(getOutput().getType());
+}
+
+SbpFactorRule MatmulOp::getSbpFactorRule() {
+  RuleSpec spec;
+  std::string m(1, spec.fresh()), k(1, spec.fresh()), n(1, spec.fresh());
+  spec.addOperand(getTransposeA() ? k + m : m + k);
+  spec.addOperand(getTransposeB() ? n + k : k + n);
+  spec.addResult(m + n);
+  return spec.build(PartialRule::Each);
+}
+
+SbpFactorRule BatchMatmulOp::getSbpFactorRule() {
+  RuleSpec spec;
+  RankedTensorType result = getC().getType();
+  int64_t batchRank = result.getRank() - 2;
+  std::string batch = spec.fresh(batchRank);
+  std::string m(1, spec.fresh()), k(1, spec.fresh()), n(1, spec.fresh());
+  ArrayRef<int64_t> batchShape = result.getShape().take_front(batchRank);
+  auto operandDims = [&](Value operand, std::string matrix) {
+    RankedTensorType type = typeOf(operand);
+    RankedTensorType batchType = RankedTensorType::get(
+        type.getShape().drop_back(2), type.getElementType());
+    return broadcastDims(batchType, batchShape, batch) + matrix;
+  };
+  spec.addOperand(operandDims(getA(), getTransposeA() ? k + m : m + k));
+  spec.addOperand(operandDims(getB(), getTransposeB() ? n + k : k + n));
+  spec.addResult(batch + m + n);
+  return spec.build(PartialRule::Each);
+}
+
+SbpFactorRule Conv2DOp::getSbpFactorRule() {
+  RuleSpec spec;
+  char n = spec.fresh();
+  int64_t inChannels = getX().getType().getDimSize(1);
+  int64_t outChannels = getWeight().getType().getDimSize(0);
+  int64_t groups = getGroups();
+  std::string x = {n, '_', '_', '_'}, w = "____", y = {n, '_', '_', '_'};
+  std::string bias = "_";
+  if (groups == 1) {
+    char o = spec.fresh();
+    w[0] = y[1] = bias[0] = o;
+    // Splitting input channels leaves partial sums, which a bias added on
+    // every rank would break: with a bias, input channels stay whole.
+    if (!getBias()) {
+      char c = spec.fresh();
+      x[1] = w[1] = c;
+    }
+  } else if (groups == inChannels && groups == outChannels) {
+    // Depthwise: channel g of the input only feeds channel g of the output.
+    char g = spec.fresh();
+    x[1] = w[0] = y[1] = bias[0] = g;
+  }
+  spec.addOperand(x);
+  spec.addOperand(w);
+  if (getBias())
+    spec.addOperand(bias);
+  spec.addResult(y);
+  return getBias() ? spec.build() : spec.build(PartialRule::Each);
+}
+
+/// NCHW windows: batch and channels split, H and W stay whole.
+static SbpFactorRule getPoolingSbpRule(bool linear) {
+  SbpFactorRule rule = SbpFactorRule::get("nc__->nc__");
+  if (linear)
+    rule.setPartial(PartialRule::Joint, {0});
+  return rule;
+}
+
+SbpFactorRule MaxPool2DOp::getSbpFactorRule() {
+  return getPoolingSbpRule(false);
+}
+SbpFactorRule AvgPool2DOp::getSbpFactorRule() {
+  return getPoolingSbpRule(true);
+}
+SbpFactorRule GlobalAvgPool2DOp::getSbpFactorRule() {
+  return getPoolingSbpRule(true);
+}
+SbpFactorRule GlobalMaxPool2DOp::getSbpFactorRule() {
+  return getPoolingSbpRule(false);
+}
+
+SbpFactorRule BatchNormOp::getSbpFactorRule() {
+  RuleSpec spec;
+  std::string x = spec.fresh(getX().getType().getRank());
+  std::string channel(1, x[1]);
+  spec.addOperand(x);
+  for (int i = 0; i < 4; ++i)
+    spec.addOperand(channel);
+  spec.addResult(x);
+  return spec.build();
+}
+
+SbpFactorRule BatchNormTrainOp::getSbpFactorRule() {
+  // Batch statistics span N, H and W: only channels split.
+  RuleSpec spec;
+  std::string x(getX().getType().getRank(), '_');
+  x[1] = spec.fresh();
+  std::string channel(1, x[1]);
+  spec.addOperand(x);
+  for (int i = 0; i < 4; ++i)
+    spec.addOperand(channel);
+  spec.addResult(x);
+  for (int i = 0; i < 4; ++i)
+    spec.addResult(channel);
+  return spec.build();
+}
+
+SbpFactorRule LayerNormOp::getSbpFactorRule() {
+  RuleSpec spec;
+  int64_t rank = getX().getType().getRank(), axis = getAxis();
+  std::string x = spec.fresh(axis) + std::string(rank - axis, '_');
+  spec.addOperand(x);
+  spec.addOperand(std::string(rank - axis, '_'));
+  if (getBias())
+    spec.addOperand(std::string(rank - axis, '_'));
+  spec.addResult(x);
+  return spec.build();
+}
+
+SbpFactorRule ReshapeOp::getSbpFactorRule() {
+  return getReshapeSbpRule(getX().getType(), getY().getType());
+}
+
+SbpFactorRule TransposeOp::getSbpFactorRule() {
+  RuleSpec spec;
+  std::string x = spec.fresh(getX().getType().getRank()), y;
+  for (int64_t dim : getPerm())
+    y.push_back(x[dim]);
+  spec.addOperand(x);
+  spec.addResult(y);
+  return spec.build(PartialRule::Joint);
+}
+
+SbpFactorRule ConcatOp::getSbpFactorRule() {
+  RuleSpec spec;
+  std::string dims = spec.fresh(getResult().getType().getRank());
+  dims[getAxis()] = '_';
+  for (size_t i = 0, e = getInputs().size(); i < e; ++i)
+    spec.addOperand(dims);
+  spec.addResult(dims);
+  return spec.build(PartialRule::Joint);
+}
+
+SbpFactorRule SplitOp::getSbpFactorRule() {
+  RuleSpec spec;
+  std::string dims = spec.fresh(getX().getType().getRank());
+  dims[getAxis()] = '_';
+  spec.addOperand(dims);
+  for (size_t i = 0, e = getOutputs().size(); i < e; ++i)
+    spec.addResult(dims);
+  return spec.build(PartialRule::Joint);
+}
+
+SbpFactorRule SliceOp::getSbpFactorRule() {
+  RuleSpec spec;
+  RankedTensorType x = getX().getType();
+  std::string dims;
+  for (int64_t dim = 0; dim < x.getRank(); ++dim) {
+    bool whole = getStarts()[dim] == 0 && getLimits()[dim] == x.getDimSize(dim)
+                 && getSteps()[dim] == 1;
+    dims.push_back(whole ? spec.fresh() : '_');
+  }
+  spec.addOperand(dims);
+  spec.addResult(dims);
+  return spec.build(PartialRule::Joint);
+}
+
+SbpFactorRule GatherOp::getSbpFactorRule() {
+  // Splitting the gathered axis (the vocabulary of an embedding) lets each
+  // rank look up the indices it holds and zero the others: partial sums.
+  RuleSpec spec;
+  RankedTensorType data = getData().getType();
+  int64_t axis = getAxis();
+  std::string dataDims = spec.fresh(data.getRank());
+  std::string indexDims = spec.fresh(getIndices().getType().getRank());
+  spec.addOperand(dataDims);
+  spec.addOperand(indexDims);
+  spec.addResult(dataDims.substr(0, axis) + indexDims +
+                 dataDims.substr(axis + 1));
+  return spec.build(PartialRule::Each, {0});
+}
+
+SbpFactorRule ExpandOp::getSbpFactorRule() {
+  RuleSpec spec;
+  RankedTensorType y = getY().getType();
+  std::string dims = spec.fresh(y.getRank());
+  spec.addOperand(broadcastDims(getX().getType(), y.getShape(), dims));
+  spec.addResult(dims);
+  return spec.build(PartialRule::Joint);
+}
+
+SbpFactorRule PadOp::getSbpFactorRule() {
+  RuleSpec spec;
+  int64_t rank = getX().getType().getRank();
+  std::string dims;
+  for (int64_t dim = 0; dim < rank; ++dim)
+    dims.push_back(getPads()[dim] == 0 && getPads()[rank + dim] == 0
+                       ? spec.fresh()
+                       : '_');
+  spec.addOperand(dims);
+  spec.addResult(dims);
+  // Copies are linear; filling with a non-zero constant is not.
+  bool linear = getMode() != PadMode::Constant || getValue().isZero();
+  return linear ? spec.build(PartialRule::Joint) : spec.build();
+}
+
+SbpFactorRule TileOp::getSbpFactorRule() {
+  RuleSpec spec;
+  std::string dims;
+  for (int64_t repeat : getRepeats())
+    dims.push_back(repeat == 1 ? spec.fresh() : '_');
+  spec.addOperand(dims);
+  spec.addResult(dims);
+  return spec.build(PartialRule::Joint);
+}
+
+SbpFactorRule SoftmaxCrossEntropyOp::getSbpFactorRule() {
+  RuleSpec spec;
+  int64_t batchRank = getLabels().getType().getRank();
+  std::string batch = spec.fresh(batchRank);
+  // The mean over non-ignored labels needs the global count of them.
+  if (getIgnoreIndex() && getReduction() == LossReduction::Mean)
+    batch = std::string(batchRank, '_');
+  spec.addOperand(batch + "_");
+  spec.addOperand(batch);
+  spec.addResult(getReduction() == LossReduction::None ? batch : "");
+  return spec.build();
+}
+
+SbpFactorRule MseLossOp::getSbpFactorRule() {
+  RuleSpec spec;
+  std::string dims = spec.fresh(getInput().getType().getRank());
+  spec.addOperand(dims);
+  spec.addOperand(dims);
+  spec.addResult(getReduction() == LossReduction::None ? dims : "");
+  return spec.build();
+}

@@ -1,0 +1,110 @@
+//===- SBPOps.cpp - SBP ops -----------------------------------------------===//
+
+#include "oneflow/Dialect/SBP/SBPDialect.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/OpImplementation.h"
+#include "llvm/ADT/DenseSet.h"
+
+using namespace mlir;
+using namespace mlir::sbp;
+
+//===----------------------------------------------------------------------===//
+// Custom directive: nd-SBP lists in op assembly.
+//===----------------------------------------------------------------------===//
+
+static ParseResult parseNdSbp(OpAsmParser &parser, NdSbpAttr &attr) {
+  FailureOr<NdSbpAttr> parsed = parseNdSbpBody(parser);
+  if (failed(parsed))
+    return failure();
+  attr = *parsed;
+  return success();
+}
+
+static void printNdSbp(OpAsmPrinter &printer, Operation *, NdSbpAttr attr) {
+  printNdSbpBody(printer, attr);
+}
+
+#define GET_OP_CLASSES
+#include "oneflow/Dialect/SBP/SBPOps.cpp.inc"
+
+//===----------------------------------------------------------------------===//
+// MeshOp
+//===----------------------------------------------------------------------===//
+
+int64_t MeshOp::getNumDevices() {
+  int64_t count = 1;
+  for (int64_t dim : getShape())
+    count *= dim;
+  return count;
+}
+
+SmallVector<int64_t> MeshOp::getRankList() {
+  if (std::optional<ArrayRef<int64_t>> ranks = getRanks())
+    return llvm::to_vector(*ranks);
+  return llvm::to_vector(llvm::seq<int64_t>(0, getNumDevices()));
+}
+
+LogicalResult MeshOp::verify() {
+  ArrayRef<int64_t> shape = getShape();
+  if (shape.empty() || shape.size() > 3)
+    return emitOpError() << "mesh must have 1 to 3 axes, got "
+                         << shape.size();
+  for (int64_t dim : shape)
+    if (dim <= 0)
+      return emitOpError() << "mesh axis sizes must be positive, got " << dim;
+  if (getDevice() != "cpu" && getDevice() != "cuda")
+    return emitOpError() << "device must be \"cpu\" or \"cuda\", got \""
+                         << getDevice() << "\"";
+  if (std::optional<ArrayRef<int64_t>> ranks = getRanks()) {
+    if ((int64_t)ranks->size() != getNumDevices())
+      return emitOpError() << "mesh of " << getNumDevices()
+                           << " devices lists " << ranks->size() << " ranks";
+    llvm::DenseSet<int64_t> seen;
+    for (int64_t rank : *ranks) {
+      if (rank < 0)
+        return emitOpError() << "ranks must be non-negative, got " << rank;
+      if (!seen.insert(rank).second)
+        return emitOpError() << "rank " << rank << " appears twice";
+    }
+  }
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// BoxingOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult BoxingOp::verify() {
+  if (getFrom().size() != getTo().size())
+    return emitOpError() << "source and target nd-SBP lengths differ ("
+                         << getFrom().size() << " vs " << getTo().size()
+                         << ")";
+  int64_t rank = getInput().getType().getRank();
+  auto emitFrom = [&]() { return emitOpError() << "source SBP: "; };
+  auto emitTo = [&]() { return emitOpError() << "target SBP: "; };
+  if (failed(getFrom().verifyForRank(emitFrom, rank)) ||
+      failed(getTo().verifyForRank(emitTo, rank)))
+    return failure();
+  return success();
+}
+
+LogicalResult
+BoxingOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
+  auto mesh =
+      symbolTable.lookupNearestSymbolFrom<MeshOp>(*this, getMeshAttr());
+  if (!mesh)
+    return emitOpError() << "'" << getMesh() << "' does not name an sbp.mesh";
+  if ((int64_t)getFrom().size() != (int64_t)mesh.getShape().size())
+    return emitOpError() << "nd-SBP has " << getFrom().size()
+                         << " entries but mesh @" << getMesh() << " has "
+                         << mesh.getShape().size() << " axes";
+  return success();
+}
+
+OpFoldResult BoxingOp::fold(FoldAdaptor) {
+  if (getFrom() == getTo())
+    return getInput();
+  return {};
+}

@@ -1,0 +1,55 @@
+//===- BoxingCostTest.cpp - The boxing cost model -------------------------===//
+
+#include "oneflow/Dialect/SBP/BoxingCost.h"
+
+#include "gtest/gtest.h"
+
+using namespace mlir::sbp;
+
+namespace {
+
+const Sbp S0 = Sbp::split(0), S1 = Sbp::split(1), B = Sbp::broadcast(),
+          P = Sbp::partialSum();
+
+TEST(BoxingCost, ClassifiesEveryConversionOfTheTable) {
+  EXPECT_EQ(classifyBoxing(P, B), BoxingKind::AllReduce);
+  EXPECT_EQ(classifyBoxing(P, S1), BoxingKind::ReduceScatter);
+  EXPECT_EQ(classifyBoxing(S0, B), BoxingKind::AllGather);
+  EXPECT_EQ(classifyBoxing(S0, S1), BoxingKind::AllToAll);
+  EXPECT_EQ(classifyBoxing(B, S0), BoxingKind::LocalSlice);
+  EXPECT_EQ(classifyBoxing(B, P), BoxingKind::ZeroFill);
+  EXPECT_EQ(classifyBoxing(S0, P), BoxingKind::SplitToPartial);
+  EXPECT_EQ(classifyBoxing(S1, S1), BoxingKind::Identity);
+  EXPECT_EQ(stringifyBoxingKind(BoxingKind::AllReduce), "all-reduce");
+}
+
+TEST(BoxingCost, BytesFollowTheArchitectureTable) {
+  const double T = 1024;
+  // n = 4: (n-1)/n = 0.75.
+  EXPECT_DOUBLE_EQ(boxingBytes1D(P, B, T, 4), 2 * T * 0.75);
+  EXPECT_DOUBLE_EQ(boxingBytes1D(P, S0, T, 4), T * 0.75);
+  EXPECT_DOUBLE_EQ(boxingBytes1D(S0, B, T, 4), T * 0.75);
+  EXPECT_DOUBLE_EQ(boxingBytes1D(S0, S1, T, 4), T * 3 / 16);
+  EXPECT_DOUBLE_EQ(boxingBytes1D(B, S0, T, 4), 0);
+  EXPECT_DOUBLE_EQ(boxingBytes1D(B, P, T, 4), 0);
+  EXPECT_DOUBLE_EQ(boxingBytes1D(S0, S0, T, 4), 0);
+}
+
+TEST(BoxingCost, OneDeviceMovesNothing) {
+  EXPECT_DOUBLE_EQ(boxingBytes1D(P, B, 1024, 1), 0);
+}
+
+TEST(BoxingCost, NdConvertsAxisByAxisOnTheRemainingPiece) {
+  const double T = 1024;
+  // [S0, P] -> [S0, B] on 2x2: axis 1 all-reduces the half that axis 0 left.
+  EXPECT_DOUBLE_EQ(boxingBytesND({S0, P}, {S0, B}, T, {2, 2}),
+                   2 * (T / 2) * 0.5);
+  // [P, P] -> [B, S1]: the reduce-scatter on axis 1 goes first, so the
+  // all-reduce on axis 0 only moves the quarter... of the scattered half.
+  EXPECT_DOUBLE_EQ(boxingBytesND({P, P}, {B, S1}, T, {2, 2}),
+                   T * 0.5 + 2 * (T / 2) * 0.5);
+  // Nothing to do.
+  EXPECT_DOUBLE_EQ(boxingBytesND({S0, B}, {S0, B}, T, {2, 2}), 0);
+}
+
+} // namespace
