@@ -26,7 +26,7 @@ struct TestPrintSbpSignaturesPass
 
   void runOnOperation() override {
     llvm::raw_ostream &os = llvm::outs();
-    getOperation()->walk([&](Operation *op) {
+    getOperation()->walk<WalkOrder::PreOrder>([&](Operation *op) {
       if (auto func = dyn_cast<FunctionOpInterface>(op)) {
         os << "func @" << func.getName() << "\n";
         return;

@@ -33,7 +33,9 @@ def OneFlow_GeluApproximation : I32EnumAttr<"GeluApproximation",
   let cppNamespace = "::mlir::oneflow";
 }
 def OneFlow_GeluApproximationAttr
-    : EnumAttr<OneFlow_Dialect, OneFlow_GeluApproximation, "gelu_approximation">;
+    : EnumAttr<OneFlow_Dialect, OneFlow_GeluApproximation, "gelu_approximation"> {
+  let assemblyFormat = "`<` $value `>`";
+}
 
 def OneFlow_LossReduction : I32EnumAttr<"LossReduction",
     "how per-sample losses are combined", [
@@ -44,7 +46,9 @@ def OneFlow_LossReduction : I32EnumAttr<"LossReduction",
   let cppNamespace = "::mlir::oneflow";
 }
 def OneFlow_LossReductionAttr
-    : EnumAttr<OneFlow_Dialect, OneFlow_LossReduction, "reduction">;
+    : EnumAttr<OneFlow_Dialect, OneFlow_LossReduction, "reduction"> {
+  let assemblyFormat = "`<` $value `>`";
+}
 
 def OneFlow_PadMode : I32EnumAttr<"PadMode", "how padding is filled", [
       I32EnumAttrCase<"Constant", 0, "constant">,
@@ -53,6 +57,8 @@ def OneFlow_PadMode : I32EnumAttr<"PadMode", "how padding is filled", [
   let genSpecializedAttr = 0;
   let cppNamespace = "::mlir::oneflow";
 }
-def OneFlow_PadModeAttr : EnumAttr<OneFlow_Dialect, OneFlow_PadMode, "pad_mode">;
+def OneFlow_PadModeAttr : EnumAttr<OneFlow_Dialect, OneFlow_PadMode, "pad_mode"> {
+  let assemblyFormat = "`<` $value `>`";
+}
 
 #endif // ONEFLOW_DIALECT_ONEFLOW_ONEFLOWDIALECT_TD
