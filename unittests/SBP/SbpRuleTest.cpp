@@ -18,12 +18,13 @@ std::vector<std::string> signatureStrings(const SbpFactorRule &rule) {
 TEST(SbpRule, MatmulHasTheSixArchitectureSignatures) {
   SbpFactorRule rule = SbpFactorRule::get("mk,kn->mn");
   rule.setPartial(PartialRule::Each, {0, 1});
+  // Factors are numbered in letter order: k, m, n.
   EXPECT_EQ(rule.getNumFactors(), 3u);
-  EXPECT_FALSE(rule.isReductionFactor(0));
-  EXPECT_TRUE(rule.isReductionFactor(1));
+  EXPECT_TRUE(rule.isReductionFactor(0));
+  EXPECT_FALSE(rule.isReductionFactor(1));
   EXPECT_FALSE(rule.isReductionFactor(2));
   std::vector<std::string> expected = {
-      "(B, B) -> (B)",       "(S<0>, B) -> (S<0>)", "(S<1>, S<0>) -> (P)",
+      "(B, B) -> (B)",       "(S<1>, S<0>) -> (P)", "(S<0>, B) -> (S<0>)",
       "(B, S<1>) -> (S<1>)", "(P, B) -> (P)",       "(B, P) -> (P)"};
   EXPECT_EQ(signatureStrings(rule), expected);
 }
@@ -50,14 +51,13 @@ TEST(SbpRule, WholeDimensionsAreNeverSplit) {
 }
 
 TEST(SbpRule, FactorsOnlyInResultsSplitFromBroadcastOperands) {
-  // A source op (constant) and a broadcast operand. Factors are numbered in
-  // order of first appearance: in `_b,ab->ab`, b is 0 and a is 1.
+  // A source op (constant) and a broadcast operand.
   EXPECT_EQ(signatureStrings(SbpFactorRule::get("->ab")),
             (std::vector<std::string>{"() -> (B)", "() -> (S<0>)",
                                       "() -> (S<1>)"}));
   SbpFactorRule bias = SbpFactorRule::get("_b,ab->ab");
-  EXPECT_EQ(bias.splitSignature(0).str(), "(S<1>, S<1>) -> (S<1>)");
-  EXPECT_EQ(bias.splitSignature(1).str(), "(B, S<0>) -> (S<0>)");
+  EXPECT_EQ(bias.splitSignature(0).str(), "(B, S<0>) -> (S<0>)");
+  EXPECT_EQ(bias.splitSignature(1).str(), "(S<1>, S<1>) -> (S<1>)");
 }
 
 TEST(SbpRule, ScalarTensorsAreDots) {

@@ -10,6 +10,7 @@
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/IR/TypeUtilities.h"
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/Support/CheckedArithmetic.h"
 
 using namespace mlir;
 using namespace mlir::oneflow;
@@ -98,6 +99,16 @@ static LogicalResult checkList(std::optional<Location> location,
       return emitOptionalError(location, "'", what, "' entries must be >= ",
                                minValue, ", got ", value);
   return success();
+}
+
+/// The product of `sizes`, or nullopt when it overflows int64_t (such a shape
+/// cannot describe a real tensor, and wrapped sizes would look valid).
+static std::optional<int64_t> checkedProduct(ArrayRef<int64_t> sizes) {
+  std::optional<int64_t> product = 1;
+  for (int64_t size : sizes)
+    if (!(product = llvm::checkedMul(*product, size)))
+      return std::nullopt;
+  return product;
 }
 
 //===----------------------------------------------------------------------===//
@@ -205,17 +216,32 @@ LogicalResult BatchMatmulOp::inferReturnTypes(
   return success();
 }
 
-/// Output size of a sliding window along one dimension.
-static int64_t windowOutputSize(int64_t size, int64_t padBegin,
-                                int64_t padEnd, int64_t kernel, int64_t stride,
-                                int64_t dilation, bool ceilMode) {
-  int64_t span = size + padBegin + padEnd - dilation * (kernel - 1) - 1;
-  if (span < 0)
+/// Output size of a sliding window along one dimension; nullopt when the
+/// padded size or the dilated kernel overflows int64_t. All inputs are
+/// non-negative and kernel, stride and dilation are >= 1.
+static std::optional<int64_t>
+windowOutputSize(int64_t size, int64_t padBegin, int64_t padEnd,
+                 int64_t kernel, int64_t stride, int64_t dilation,
+                 bool ceilMode) {
+  std::optional<int64_t> padded = llvm::checkedAdd(size, padBegin);
+  if (padded)
+    padded = llvm::checkedAdd(*padded, padEnd);
+  std::optional<int64_t> extent = llvm::checkedMulAdd(dilation, kernel - 1,
+                                                      int64_t(1));
+  if (!padded || !extent)
+    return std::nullopt;
+  if (*padded < *extent)
     return 0;
-  int64_t out = (ceilMode ? (span + stride - 1) / stride : span / stride) + 1;
-  // A last window that would start inside the end padding is dropped.
-  if (ceilMode && (out - 1) * stride >= size + padBegin)
-    --out;
+  // Written to not overflow: span / stride + 1 <= span + 1 <= padded.
+  int64_t span = *padded - *extent;
+  int64_t out = span / stride + 1;
+  if (ceilMode && span % stride != 0) {
+    ++out;
+    // A last window that would start inside the end padding is dropped.
+    std::optional<int64_t> lastStart = llvm::checkedMul(out - 1, stride);
+    if (!lastStart || *lastStart >= size + padBegin)
+      --out;
+  }
   return out;
 }
 
@@ -233,10 +259,16 @@ inferWindowSizes(std::optional<Location> location, RankedTensorType x,
       failed(checkList(location, pads, 4, 0, "pads")) ||
       failed(checkList(location, dilations, 2, 1, "dilations")))
     return failure();
-  outH = windowOutputSize(x.getDimSize(2), pads[0], pads[2], kernel[0],
-                          strides[0], dilations[0], ceilMode);
-  outW = windowOutputSize(x.getDimSize(3), pads[1], pads[3], kernel[1],
-                          strides[1], dilations[1], ceilMode);
+  std::optional<int64_t> h =
+      windowOutputSize(x.getDimSize(2), pads[0], pads[2], kernel[0],
+                       strides[0], dilations[0], ceilMode);
+  std::optional<int64_t> w =
+      windowOutputSize(x.getDimSize(3), pads[1], pads[3], kernel[1],
+                       strides[1], dilations[1], ceilMode);
+  if (!h || !w)
+    return emitOptionalError(location, "window sizes overflow on input ", x);
+  outH = *h;
+  outW = *w;
   if (outH <= 0 || outW <= 0)
     return emitOptionalError(location, "window of ", kernel[0], "x",
                              kernel[1], " does not fit the input ", x);
@@ -262,16 +294,22 @@ LogicalResult Conv2DOp::inferReturnTypes(MLIRContext *,
                               adaptor.getStrides(), adaptor.getPads(),
                               adaptor.getDilations(), false, outH, outW)))
     return failure();
-  if (x.getDimSize(1) != w.getDimSize(1) * groups)
+  // Compared by division: w.getDimSize(1) * groups may overflow.
+  if (x.getDimSize(1) % groups != 0 ||
+      x.getDimSize(1) / groups != w.getDimSize(1))
     return emitOptionalError(location, "input has ", x.getDimSize(1),
                              " channels but weight expects ",
-                             w.getDimSize(1) * groups, " (", groups,
+                             w.getDimSize(1), " per group (", groups,
                              " groups)");
   if (Value bias = adaptor.getBias()) {
+    // ODS cannot constrain the optional bias, so its element type is
+    // checked here: it is added to the result.
     auto biasType = tensorTypeOf(bias);
-    if (biasType.getRank() != 1 || biasType.getDimSize(0) != outChannels)
+    if (biasType.getRank() != 1 || biasType.getDimSize(0) != outChannels ||
+        biasType.getElementType() != x.getElementType())
       return emitOptionalError(location, "conv2d bias must be [",
-                               outChannels, "], got ", biasType);
+                               outChannels, "] of ", x.getElementType(),
+                               ", got ", biasType);
   }
   inferred.push_back(RankedTensorType::get(
       {x.getDimSize(0), outChannels, outH, outW}, x.getElementType()));
@@ -369,8 +407,15 @@ LogicalResult LayerNormOp::verify() {
                            << param.getType();
     return success();
   };
-  return success(succeeded(checkParam(getScale(), "scale")) &&
-                 succeeded(checkParam(getBias(), "bias")));
+  if (failed(checkParam(getScale(), "scale")) ||
+      failed(checkParam(getBias(), "bias")))
+    return failure();
+  // Like batch_norm's parameters, scale and bias share one type.
+  if (getBias() && getBias().getType() != getScale().getType())
+    return emitOpError() << "bias type " << getBias().getType()
+                         << " does not match the scale type "
+                         << getScale().getType();
+  return success();
 }
 
 //===----------------------------------------------------------------------===//
@@ -381,10 +426,16 @@ LogicalResult ReshapeOp::verify() {
   RankedTensorType x = getX().getType(), y = getY().getType();
   if (x.getElementType() != y.getElementType())
     return emitOpError() << "reshape cannot change the element type";
-  if (x.getNumElements() != y.getNumElements())
-    return emitOpError() << "reshape from " << x << " (" << x.getNumElements()
-                         << " elements) to " << y << " ("
-                         << y.getNumElements() << " elements)";
+  // getNumElements() would wrap silently on huge shapes.
+  std::optional<int64_t> from = checkedProduct(x.getShape()),
+                         to = checkedProduct(y.getShape());
+  if (!from || !to)
+    return emitOpError() << "element count of " << (from ? y : x)
+                         << " overflows int64_t";
+  if (*from != *to)
+    return emitOpError() << "reshape from " << x << " (" << *from
+                         << " elements) to " << y << " (" << *to
+                         << " elements)";
   return success();
 }
 
@@ -420,11 +471,13 @@ LogicalResult FlattenOp::inferReturnTypes(MLIRContext *,
   if (axis < 0 || axis > x.getRank())
     return emitOptionalError(location, "flatten axis ", axis,
                              " is out of range [0, ", x.getRank(), "]");
-  int64_t outer = 1, inner = 1;
-  for (auto [dim, size] : llvm::enumerate(x.getShape()))
-    ((int64_t)dim < axis ? outer : inner) *= size;
+  std::optional<int64_t> outer = checkedProduct(x.getShape().take_front(axis));
+  std::optional<int64_t> inner = checkedProduct(x.getShape().drop_front(axis));
+  if (!outer || !inner)
+    return emitOptionalError(location, "flattened size of ", x,
+                             " overflows int64_t");
   inferred.push_back(
-      RankedTensorType::get({outer, inner}, x.getElementType()));
+      RankedTensorType::get({*outer, *inner}, x.getElementType()));
   return success();
 }
 
@@ -565,7 +618,12 @@ LogicalResult ConcatOp::inferReturnTypes(MLIRContext *,
                                            "dimension ",
                                  dim, " (", type.getDimSize(dim), " vs ",
                                  first.getDimSize(dim), ")");
-    shape[axis] += type.getDimSize(axis);
+    std::optional<int64_t> sum =
+        llvm::checkedAdd(shape[axis], type.getDimSize(axis));
+    if (!sum)
+      return emitOptionalError(location, "concat size along axis ", axis,
+                               " overflows int64_t");
+    shape[axis] = *sum;
   }
   inferred.push_back(RankedTensorType::get(shape, first.getElementType()));
   return success();
@@ -590,7 +648,11 @@ LogicalResult SplitOp::inferReturnTypes(MLIRContext *,
   for (int64_t size : adaptor.getSizes()) {
     if (size < 0)
       return emitOptionalError(location, "split sizes must be >= 0");
-    total += size;
+    // A wrapped sum could match the dimension by accident.
+    std::optional<int64_t> sum = llvm::checkedAdd(total, size);
+    if (!sum)
+      return emitOptionalError(location, "split sizes overflow int64_t");
+    total = *sum;
     SmallVector<int64_t> shape = llvm::to_vector(x.getShape());
     shape[axis] = size;
     inferred.push_back(RankedTensorType::get(shape, x.getElementType()));
@@ -618,16 +680,22 @@ LogicalResult SliceOp::inferReturnTypes(MLIRContext *,
   for (size_t dim = 0; dim < rank; ++dim) {
     int64_t size = x.getDimSize(dim), start = starts[dim],
             limit = limits[dim], step = steps[dim];
+    // An empty negative-step slice may start at 0 of an empty dimension,
+    // but a non-empty one must start at an element.
     bool valid = step > 0 ? (0 <= start && start <= limit && limit <= size)
                           : (step < 0 && -1 <= limit && limit <= start &&
-                             start < std::max<int64_t>(size, 1));
+                             (start < size || (start == 0 && limit == 0)));
     if (!valid)
       return emitOptionalError(location, "invalid slice [", start, ":", limit,
                                ":", step, "] of dimension ", dim,
                                " of size ", size);
-    int64_t count = step > 0 ? (limit - start + step - 1) / step
-                             : (start - limit + (-step) - 1) / (-step);
-    shape.push_back(count);
+    // ceil(distance / |step|), in unsigned arithmetic: distance <= size + 1
+    // and |step| may be 2^63, neither of which the naive form survives.
+    uint64_t distance = step > 0 ? uint64_t(limit - start)
+                                 : uint64_t(start - limit);
+    uint64_t absStep = step > 0 ? uint64_t(step) : 0 - uint64_t(step);
+    uint64_t count = distance == 0 ? 0 : (distance - 1) / absStep + 1;
+    shape.push_back(int64_t(count));
   }
   inferred.push_back(RankedTensorType::get(shape, x.getElementType()));
   return success();
@@ -691,13 +759,22 @@ LogicalResult PadOp::inferReturnTypes(MLIRContext *,
   SmallVector<int64_t> shape;
   for (int64_t dim = 0; dim < rank; ++dim) {
     int64_t low = pads[dim], high = pads[rank + dim], size = x.getDimSize(dim);
-    if (adaptor.getMode() == PadMode::Reflect && (low >= size || high >= size))
+    // Zero padding is always fine, even of an empty dimension.
+    bool padded = low > 0 || high > 0;
+    if (adaptor.getMode() == PadMode::Reflect && padded &&
+        (low >= size || high >= size))
       return emitOptionalError(location, "reflect padding of dimension ", dim,
                                " must be smaller than its size ", size);
-    if (adaptor.getMode() == PadMode::Edge && size == 0 && low + high > 0)
+    if (adaptor.getMode() == PadMode::Edge && size == 0 && padded)
       return emitOptionalError(location, "cannot edge-pad an empty "
                                          "dimension");
-    shape.push_back(size + low + high);
+    std::optional<int64_t> padSize = llvm::checkedAdd(size, low);
+    if (padSize)
+      padSize = llvm::checkedAdd(*padSize, high);
+    if (!padSize)
+      return emitOptionalError(location, "padded size of dimension ", dim,
+                               " overflows int64_t");
+    shape.push_back(*padSize);
   }
   inferred.push_back(RankedTensorType::get(shape, x.getElementType()));
   return success();
@@ -712,8 +789,14 @@ LogicalResult TileOp::inferReturnTypes(MLIRContext *,
                        "repeats")))
     return failure();
   SmallVector<int64_t> shape;
-  for (auto [size, repeat] : llvm::zip(x.getShape(), adaptor.getRepeats()))
-    shape.push_back(size * repeat);
+  for (auto [dim, size, repeat] :
+       llvm::enumerate(x.getShape(), adaptor.getRepeats())) {
+    std::optional<int64_t> tiled = llvm::checkedMul(size, repeat);
+    if (!tiled)
+      return emitOptionalError(location, "tiled size of dimension ", dim,
+                               " overflows int64_t");
+    shape.push_back(*tiled);
+  }
   inferred.push_back(RankedTensorType::get(shape, x.getElementType()));
   return success();
 }

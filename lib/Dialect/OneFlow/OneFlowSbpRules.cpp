@@ -239,7 +239,7 @@ SbpFactorRule Conv2DOp::getSbpFactorRule() {
 
 /// NCHW windows: batch and channels split, H and W stay whole.
 static SbpFactorRule getPoolingSbpRule(bool linear) {
-  SbpFactorRule rule = SbpFactorRule::get("nc__->nc__");
+  SbpFactorRule rule = SbpFactorRule::get("ab__->ab__");
   if (linear)
     rule.setPartial(PartialRule::Joint, {0});
   return rule;

@@ -4,6 +4,7 @@
 
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/Sequence.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/ErrorHandling.h"
 #include "llvm/Support/raw_ostream.h"
@@ -103,8 +104,31 @@ llvm::Expected<SbpFactorRule> SbpFactorRule::parse(StringRef spec) {
     return std::move(err);
   if (llvm::Error err = parseTensors(rhs, true, rule.resultFactors))
     return std::move(err);
-  for (bool seen : seenInResult)
-    rule.isReduction.push_back(!seen);
+  // Number factors in letter order (a..z, A..Z), so that a rule lists its
+  // signatures in the order its author named the factors.
+  auto letterRank = [](char c) {
+    return llvm::isLower(c) ? c - 'a' : 26 + (c - 'A');
+  };
+  SmallVector<int> order = llvm::to_vector(llvm::seq<int>(0, rule.numFactors));
+  llvm::sort(order, [&](int a, int b) {
+    return letterRank(rule.factorNames[a]) < letterRank(rule.factorNames[b]);
+  });
+  SmallVector<int> newId(rule.numFactors);
+  SmallVector<char> names;
+  for (auto [id, old] : llvm::enumerate(order)) {
+    newId[old] = id;
+    names.push_back(rule.factorNames[old]);
+    rule.isReduction.push_back(!seenInResult[old]);
+  }
+  rule.factorNames = std::move(names);
+  auto renumber = [&](auto &tensors) {
+    for (auto &dims : tensors)
+      for (int &f : dims)
+        if (f != kNoFactor)
+          f = newId[f];
+  };
+  renumber(rule.operandFactors);
+  renumber(rule.resultFactors);
   return rule;
 }
 

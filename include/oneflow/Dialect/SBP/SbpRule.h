@@ -82,7 +82,7 @@ public:
 
   /// Parses `mk,kn->mn`; `_` marks a dimension without a factor and `.` a
   /// scalar (rank-0) tensor; an empty side has no tensors. Factors are
-  /// numbered in order of first appearance. Reduction factors are those no
+  /// numbered in letter order (a..z, A..Z). Reduction factors are those no
   /// result carries.
   static llvm::Expected<SbpFactorRule> parse(llvm::StringRef spec);
   /// Like parse() but for rules built by the compiler itself, which are
