@@ -235,8 +235,9 @@ windowOutputSize(int64_t size, int64_t padBegin, int64_t padEnd,
   // Written to not overflow: span / stride + 1 <= span + 1 <= padded.
   int64_t span = *padded - *extent;
   int64_t out = span / stride + 1;
-  if (ceilMode && span % stride != 0) {
-    ++out;
+  if (ceilMode) {
+    if (span % stride != 0)
+      ++out;
     // A last window that would start inside the end padding is dropped.
     std::optional<int64_t> lastStart = llvm::checkedMul(out - 1, stride);
     if (!lastStart || *lastStart >= size + padBegin)

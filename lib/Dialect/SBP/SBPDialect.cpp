@@ -302,12 +302,13 @@ static LogicalResult verifyValueAttr(Operation *op, NamedAttribute attr,
                                      Type type, StringRef what,
                                      unsigned index) {
   if (attr.getName().getValue() != SBPDialect::kNdSbpAttrName)
-    return op->emitOpError() << "unknown sbp attribute '" << attr.getName()
-                             << "' on " << what << " #" << index;
+    return op->emitOpError() << "unknown sbp attribute '"
+                             << attr.getName().getValue() << "' on " << what
+                             << " #" << index;
   auto nd = dyn_cast<NdSbpAttr>(attr.getValue());
   if (!nd)
-    return op->emitOpError() << "'" << attr.getName() << "' of " << what
-                             << " #" << index << " must be an #sbp.nd";
+    return op->emitOpError() << "'" << attr.getName().getValue() << "' of "
+                             << what << " #" << index << " must be an #sbp.nd";
   FailureOr<MeshOp> mesh = getPlacementMesh(op);
   if (failed(mesh))
     return failure();

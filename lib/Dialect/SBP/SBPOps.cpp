@@ -95,7 +95,7 @@ BoxingOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
   auto mesh =
       symbolTable.lookupNearestSymbolFrom<MeshOp>(*this, getMeshAttr());
   if (!mesh)
-    return emitOpError() << "'" << getMesh() << "' does not name an sbp.mesh";
+    return emitOpError() << "'@" << getMesh() << "' does not name an sbp.mesh";
   if ((int64_t)getFrom().size() != (int64_t)mesh.getShape().size())
     return emitOpError() << "nd-SBP has " << getFrom().size()
                          << " entries but mesh @" << getMesh() << " has "
