@@ -1,32 +1,122 @@
 //===- oneflow-opt.cpp - The OneFlow-MLIR compiler driver -----------------===//
 //
 // Behaves like mlir-opt with the oneflow and sbp dialects and every upstream
-// dialect and pass registered, so each pass can be run and tested alone.
+// dialect and pass registered, so each pass can be run and tested alone. An
+// input ending in `.onnx` is imported first; the passes then run on the
+// imported module.
 //
 //===----------------------------------------------------------------------===//
 
 #include "oneflow/Dialect/OneFlow/OneFlowDialect.h"
 #include "oneflow/Dialect/SBP/SBPDialect.h"
+#include "oneflow/Import/ONNX/ONNXImporter.h"
 
+#include "mlir/Bytecode/BytecodeWriter.h"
+#include "mlir/IR/AsmState.h"
+#include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/DialectRegistry.h"
+#include "mlir/IR/MLIRContext.h"
 #include "mlir/InitAllDialects.h"
 #include "mlir/InitAllExtensions.h"
 #include "mlir/InitAllPasses.h"
+#include "mlir/Support/FileUtilities.h"
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/SourceMgr.h"
+#include "llvm/Support/ToolOutputFile.h"
+
+#include <vector>
+
+using namespace mlir;
 
 namespace mlir::oneflow::test {
 void registerTestPrintSbpSignaturesPass();
 } // namespace mlir::oneflow::test
 
+static llvm::cl::list<std::string>
+    inputShapes("input-shape",
+                llvm::cl::desc("Pin the shape of an ONNX graph input, "
+                               "NAME:DxDx... (repeatable)"),
+                llvm::cl::value_desc("NAME:2x32"));
+
+/// Imports `path` and serializes the module as bytecode, which MlirOptMain
+/// then reads like any other input (weights stay binary on the way).
+static std::unique_ptr<llvm::MemoryBuffer>
+importToBytecode(llvm::StringRef path, DialectRegistry &registry) {
+  MLIRContext context(registry);
+  llvm::SourceMgr sourceMgr;
+  SourceMgrDiagnosticHandler handler(sourceMgr, &context);
+  oneflow::ONNXImportOptions options;
+  for (const std::string &spec : inputShapes) {
+    std::string error = oneflow::parseInputShapeOption(spec, options);
+    if (!error.empty()) {
+      llvm::errs() << "error: --input-shape: " << error << "\n";
+      return nullptr;
+    }
+  }
+  OwningOpRef<ModuleOp> module =
+      oneflow::importONNXFile(path, &context, options);
+  if (!module)
+    return nullptr;
+  std::string bytes;
+  llvm::raw_string_ostream os(bytes);
+  if (failed(writeBytecodeToFile(*module, os)))
+    return nullptr;
+  return llvm::MemoryBuffer::getMemBufferCopy(bytes, path);
+}
+
 int main(int argc, char **argv) {
-  mlir::registerAllPasses();
-  mlir::oneflow::test::registerTestPrintSbpSignaturesPass();
+  llvm::InitLLVM y(argc, argv);
+  registerAllPasses();
+  oneflow::test::registerTestPrintSbpSignaturesPass();
 
-  mlir::DialectRegistry registry;
-  registry.insert<mlir::oneflow::OneFlowDialect, mlir::sbp::SBPDialect>();
-  mlir::registerAllDialects(registry);
-  mlir::registerAllExtensions(registry);
+  DialectRegistry registry;
+  registry.insert<oneflow::OneFlowDialect, sbp::SBPDialect>();
+  registerAllDialects(registry);
+  registerAllExtensions(registry);
 
-  return mlir::asMainReturnCode(mlir::MlirOptMain(
-      argc, argv, "OneFlow-MLIR compiler driver\n", registry));
+  // Imported weights would print as megabytes of hex: elide large resource
+  // blobs unless the user asks otherwise.
+  std::vector<char *> args(argv, argv + argc);
+  bool importing = false, elisionSet = false;
+  for (int i = 1; i < argc; ++i) {
+    llvm::StringRef arg(argv[i]);
+    importing |= arg.ends_with(".onnx") && !arg.starts_with("-");
+    elisionSet |= arg.starts_with("--mlir-elide-resource-strings-if-larger") ||
+                  arg.starts_with("-mlir-elide-resource-strings-if-larger");
+  }
+  static char elideFlag[] = "--mlir-elide-resource-strings-if-larger=256";
+  if (importing && !elisionSet)
+    args.push_back(elideFlag);
+  int newArgc = args.size();
+
+  auto [inputFilename, outputFilename] = registerAndParseCLIOptions(
+      newArgc, args.data(), "OneFlow-MLIR compiler driver\n", registry);
+  MlirOptMainConfig config = MlirOptMainConfig::createFromCLOptions();
+
+  std::unique_ptr<llvm::MemoryBuffer> input;
+  if (llvm::StringRef(inputFilename).ends_with(".onnx")) {
+    input = importToBytecode(inputFilename, registry);
+    if (!input)
+      return 1;
+  } else {
+    std::string error;
+    input = openInputFile(inputFilename, &error);
+    if (!input) {
+      llvm::errs() << error << "\n";
+      return 1;
+    }
+  }
+  std::string error;
+  std::unique_ptr<llvm::ToolOutputFile> output =
+      openOutputFile(outputFilename, &error);
+  if (!output) {
+    llvm::errs() << error << "\n";
+    return 1;
+  }
+  if (failed(MlirOptMain(output->os(), std::move(input), registry, config)))
+    return 1;
+  output->keep();
+  return 0;
 }

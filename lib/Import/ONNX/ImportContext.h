@@ -1,0 +1,182 @@
+//===- ImportContext.h - Shared state of the ONNX importer ------*- C++ -*-===//
+//
+// The value table of a graph being imported and the per-node context through
+// which each op importer reads its inputs and attributes and defines its
+// outputs.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef ONEFLOW_LIB_IMPORT_ONNX_IMPORTCONTEXT_H
+#define ONEFLOW_LIB_IMPORT_ONNX_IMPORTCONTEXT_H
+
+#include "oneflow/Dialect/OneFlow/OneFlowDialect.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "llvm/ADT/StringMap.h"
+
+#include "onnx/onnx_pb.h"
+
+namespace mlir {
+namespace oneflow {
+namespace onnx_import {
+
+/// What the importer knows of one ONNX value.
+struct ValueInfo {
+  /// The SSA value, once materialized.
+  Value value;
+  /// The value at import time, when known (initializers, Constant nodes,
+  /// folded shape arithmetic).
+  ElementsAttr constant;
+  /// The initializer this value comes from, if any.
+  const onnx::TensorProto *initializer = nullptr;
+  /// Produced by a node that could not be imported: consumers are skipped
+  /// without further errors.
+  bool poisoned = false;
+};
+
+/// The MLIR element type of an ONNX data type, or null if unsupported.
+Type convertElementType(MLIRContext *context, int32_t onnxType);
+/// The ONNX name of a data type (`FLOAT`, `UINT8`, ...).
+std::string onnxTypeName(int32_t onnxType);
+
+/// The value of an ONNX tensor as an attribute of `type`. Large floating-point
+/// data becomes a dense resource blob named `resourceName`; small data a
+/// DenseElementsAttr. Returns null and sets `error` on malformed data.
+ElementsAttr convertTensorProto(const onnx::TensorProto &tensor,
+                                RankedTensorType type,
+                                llvm::StringRef resourceName,
+                                bool preferResource, std::string &error);
+
+/// A DenseElementsAttr view of `attr` (resources included), or null if the
+/// data is not accessible as dense elements.
+DenseElementsAttr getDenseElements(ElementsAttr attr);
+
+/// Integer contents of a constant; floats are truncated.
+SmallVector<int64_t> getIntValues(DenseElementsAttr attr);
+/// Floating-point contents of a constant.
+SmallVector<double> getFloatValues(DenseElementsAttr attr);
+
+/// Builds a DenseElementsAttr of `type` from doubles (converted to the element
+/// type) or int64s.
+DenseElementsAttr makeDense(RankedTensorType type, ArrayRef<double> values);
+DenseElementsAttr makeDenseInts(RankedTensorType type,
+                                ArrayRef<int64_t> values);
+
+class GraphImporter;
+
+/// Everything an op importer sees of the node it imports.
+class NodeContext {
+public:
+  NodeContext(GraphImporter &graph, const onnx::NodeProto &node, Location loc,
+              int64_t opset);
+
+  const onnx::NodeProto &getNode() const { return node; }
+  Location getLoc() const { return loc; }
+  int64_t getOpset() const { return opset; }
+  OpBuilder &getBuilder();
+  MLIRContext *getContext() { return getBuilder().getContext(); }
+
+  /// Errors name the node: `<OpType> node '<name>': ...`.
+  InFlightDiagnostic emitError();
+
+  // Inputs. Optional inputs may be absent (missing or named "").
+  unsigned getNumInputs() const { return node.input_size(); }
+  bool hasInput(unsigned index) const;
+  FailureOr<Value> getInput(unsigned index);
+  FailureOr<RankedTensorType> getInputType(unsigned index);
+  /// The input's value at import time, or null when it is computed at run
+  /// time (or absent).
+  DenseElementsAttr getConstantInput(unsigned index);
+  /// An input that must be known at import time (a shape, axes, pads...).
+  FailureOr<SmallVector<int64_t>> getConstantInts(unsigned index,
+                                                  llvm::StringRef what);
+  /// A scalar input known at import time, as a double.
+  FailureOr<double> getConstantScalar(unsigned index, llvm::StringRef what);
+
+  // Attributes.
+  const onnx::AttributeProto *getAttr(llvm::StringRef name) const;
+  bool hasAttr(llvm::StringRef name) const { return getAttr(name); }
+  int64_t getInt(llvm::StringRef name, int64_t defaultValue) const;
+  double getFloat(llvm::StringRef name, double defaultValue) const;
+  SmallVector<int64_t> getInts(llvm::StringRef name) const;
+  std::string getString(llvm::StringRef name,
+                        llvm::StringRef defaultValue) const;
+
+  // Outputs. Optional outputs may be absent.
+  unsigned getNumOutputs() const { return node.output_size(); }
+  bool hasOutput(unsigned index) const;
+  void setOutput(unsigned index, Value value);
+  void setConstantOutput(unsigned index, ElementsAttr value);
+
+  // Building.
+  /// Creates an op whose result types are inferred; a shape error is
+  /// reported at the node instead of aborting.
+  template <typename OpTy, typename... Args>
+  FailureOr<Operation *> createOp(Args &&...args) {
+    OperationState state(loc, OpTy::getOperationName());
+    OpTy::build(getBuilder(), state, TypeRange(), std::forward<Args>(args)...);
+    SmallVector<Type> types;
+    if (failed(OpTy::inferReturnTypes(
+            getContext(), loc, state.operands,
+            state.attributes.getDictionary(getContext()),
+            state.getRawProperties(), state.regions, types)))
+      return failure();
+    state.addTypes(types);
+    return foldIfConstant(getBuilder().create(state));
+  }
+  template <typename OpTy, typename... Args>
+  FailureOr<Value> create(Args &&...args) {
+    FailureOr<Operation *> op = createOp<OpTy>(std::forward<Args>(args)...);
+    if (failed(op))
+      return failure();
+    return (*op)->getResult(0);
+  }
+  /// Creates an op whose result type is given or follows from its operand.
+  template <typename OpTy, typename... Args>
+  Value createTyped(Args &&...args) {
+    return foldIfConstant(
+               OpTy::create(getBuilder(), loc, std::forward<Args>(args)...))
+        ->getResult(0);
+  }
+
+  /// Shape arithmetic on values known at import time folds away: an op whose
+  /// operands are all constants is replaced by the constant it folds to.
+  Operation *foldIfConstant(Operation *op);
+
+  Value constant(ElementsAttr value);
+  /// A constant of `shape` filled with `value`.
+  Value splat(Type elementType, double value, ArrayRef<int64_t> shape = {});
+  /// Reshape to `shape` (a no-op when it already has it).
+  Value reshape(Value value, ArrayRef<int64_t> shape);
+  /// Cast to `elementType` (a no-op when it already has it).
+  Value cast(Value value, Type elementType);
+
+private:
+  GraphImporter &graph;
+  const onnx::NodeProto &node;
+  Location loc;
+  int64_t opset;
+};
+
+/// Imports one node; returns failure after emitting an error (or silently
+/// when an input is poisoned).
+using NodeImporterFn = LogicalResult (*)(NodeContext &);
+using NodeImporterRegistry = llvm::StringMap<NodeImporterFn>;
+
+void registerElementwiseImporters(NodeImporterRegistry &registry);
+void registerLinalgImporters(NodeImporterRegistry &registry);
+void registerNormalizationImporters(NodeImporterRegistry &registry);
+void registerReductionImporters(NodeImporterRegistry &registry);
+void registerTensorImporters(NodeImporterRegistry &registry);
+void registerLossImporters(NodeImporterRegistry &registry);
+
+/// The normalized form of a possibly negative axis, or failure with an error.
+FailureOr<int64_t> normalizeAxis(NodeContext &ctx, int64_t axis, int64_t rank);
+
+} // namespace onnx_import
+} // namespace oneflow
+} // namespace mlir
+
+#endif // ONEFLOW_LIB_IMPORT_ONNX_IMPORTCONTEXT_H

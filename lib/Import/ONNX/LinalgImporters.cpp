@@ -1,0 +1,241 @@
+//===- LinalgImporters.cpp - MatMul, Gemm, Conv and pooling ---------------===//
+
+#include "ImportContext.h"
+
+using namespace mlir;
+using namespace mlir::oneflow;
+using namespace mlir::oneflow::onnx_import;
+
+namespace {
+
+RankedTensorType typeOf(Value value) {
+  return cast<RankedTensorType>(value.getType());
+}
+
+LogicalResult importMatMul(NodeContext &ctx) {
+  FailureOr<Value> a = ctx.getInput(0), b = ctx.getInput(1);
+  if (failed(a) || failed(b))
+    return failure();
+  // numpy.matmul: a 1-D operand gains a unit dimension that the result drops.
+  int64_t rankA = typeOf(*a).getRank(), rankB = typeOf(*b).getRank();
+  if (rankA == 0 || rankB == 0)
+    return ctx.emitError() << "operands must have rank >= 1";
+  Value lhs = *a, rhs = *b;
+  if (rankA == 1)
+    lhs = ctx.reshape(lhs, {1, typeOf(lhs).getDimSize(0)});
+  if (rankB == 1)
+    rhs = ctx.reshape(rhs, {typeOf(rhs).getDimSize(0), 1});
+  FailureOr<Value> product =
+      typeOf(lhs).getRank() == 2 && typeOf(rhs).getRank() == 2
+          ? ctx.create<MatmulOp>(lhs, rhs, false, false)
+          : ctx.create<BatchMatmulOp>(lhs, rhs, false, false);
+  if (failed(product))
+    return failure();
+  SmallVector<int64_t> shape(typeOf(*product).getShape());
+  if (rankA == 1)
+    shape.erase(shape.end() - 2);
+  if (rankB == 1)
+    shape.pop_back();
+  ctx.setOutput(0, ctx.reshape(*product, shape));
+  return success();
+}
+
+LogicalResult importGemm(NodeContext &ctx) {
+  FailureOr<Value> a = ctx.getInput(0), b = ctx.getInput(1);
+  if (failed(a) || failed(b))
+    return failure();
+  if (typeOf(*a).getRank() != 2 || typeOf(*b).getRank() != 2)
+    return ctx.emitError() << "A and B must be 2-D";
+  FailureOr<Value> result = ctx.create<MatmulOp>(
+      *a, *b, ctx.getInt("transA", 0) != 0, ctx.getInt("transB", 0) != 0);
+  if (failed(result))
+    return failure();
+  Type elementType = typeOf(*a).getElementType();
+  double alpha = ctx.getFloat("alpha", 1.0), beta = ctx.getFloat("beta", 1.0);
+  if (alpha != 1.0)
+    result = ctx.create<MulOp>(*result, ctx.splat(elementType, alpha));
+  if (succeeded(result) && ctx.hasInput(2) && beta != 0.0) {
+    FailureOr<Value> c = ctx.getInput(2);
+    if (failed(c))
+      return failure();
+    Value bias = *c;
+    if (beta != 1.0) {
+      FailureOr<Value> scaled =
+          ctx.create<MulOp>(bias, ctx.splat(elementType, beta));
+      if (failed(scaled))
+        return failure();
+      bias = *scaled;
+    }
+    result = ctx.create<AddOp>(*result, bias);
+  }
+  if (failed(result))
+    return failure();
+  ctx.setOutput(0, *result);
+  return success();
+}
+
+/// Window attributes of Conv and the pools, normalized to two spatial
+/// dimensions. One-dimensional windows run as 2-D with a unit height.
+struct Window {
+  SmallVector<int64_t> kernel, strides, dilations, pads; // pads: t, l, b, r
+  bool lifted = false;
+};
+
+FailureOr<Window> getWindow(NodeContext &ctx, RankedTensorType x,
+                            ArrayRef<int64_t> kernel) {
+  int64_t spatial = x.getRank() - 2;
+  if (spatial != 1 && spatial != 2)
+    return ctx.emitError() << "only 1-D and 2-D windows are supported, got "
+                           << spatial << " spatial dimensions";
+  if ((int64_t)kernel.size() != spatial)
+    return ctx.emitError() << "kernel has " << kernel.size()
+                           << " dimensions for " << spatial
+                           << " spatial dimensions";
+  Window w;
+  w.kernel.assign(kernel.begin(), kernel.end());
+  w.strides = ctx.getInts("strides");
+  w.dilations = ctx.getInts("dilations");
+  if (w.strides.empty())
+    w.strides.assign(spatial, 1);
+  if (w.dilations.empty())
+    w.dilations.assign(spatial, 1);
+  SmallVector<int64_t> pads = ctx.getInts("pads");
+  if (pads.empty())
+    pads.assign(2 * spatial, 0);
+  if ((int64_t)w.strides.size() != spatial ||
+      (int64_t)w.dilations.size() != spatial ||
+      (int64_t)pads.size() != 2 * spatial)
+    return ctx.emitError() << "strides, dilations and pads must match the "
+                              "spatial rank "
+                           << spatial;
+  std::string autoPad = ctx.getString("auto_pad", "NOTSET");
+  if (autoPad == "SAME_UPPER" || autoPad == "SAME_LOWER") {
+    for (int64_t d = 0; d < spatial; ++d) {
+      int64_t size = x.getDimSize(2 + d);
+      int64_t out = (size + w.strides[d] - 1) / w.strides[d];
+      int64_t total = std::max<int64_t>(
+          0, (out - 1) * w.strides[d] +
+                 (w.kernel[d] - 1) * w.dilations[d] + 1 - size);
+      int64_t small = total / 2, large = total - small;
+      pads[d] = autoPad == "SAME_UPPER" ? small : large;
+      pads[spatial + d] = autoPad == "SAME_UPPER" ? large : small;
+    }
+  } else if (autoPad == "VALID") {
+    pads.assign(2 * spatial, 0);
+  } else if (autoPad != "NOTSET") {
+    return ctx.emitError() << "unknown auto_pad '" << autoPad << "'";
+  }
+  if (spatial == 1) {
+    w.lifted = true;
+    w.kernel.insert(w.kernel.begin(), 1);
+    w.strides.insert(w.strides.begin(), 1);
+    w.dilations.insert(w.dilations.begin(), 1);
+    w.pads = {0, pads[0], 0, pads[1]};
+  } else {
+    w.pads = {pads[0], pads[1], pads[2], pads[3]};
+  }
+  return w;
+}
+
+/// [N, C, L] -> [N, C, 1, L].
+Value liftTo2D(NodeContext &ctx, Value value) {
+  ArrayRef<int64_t> s = typeOf(value).getShape();
+  return ctx.reshape(value, {s[0], s[1], 1, s[2]});
+}
+
+/// [N, C, 1, L] -> [N, C, L].
+Value lowerFrom2D(NodeContext &ctx, Value value) {
+  ArrayRef<int64_t> s = typeOf(value).getShape();
+  return ctx.reshape(value, {s[0], s[1], s[3]});
+}
+
+LogicalResult importConv(NodeContext &ctx) {
+  FailureOr<Value> x = ctx.getInput(0), w = ctx.getInput(1);
+  if (failed(x) || failed(w))
+    return failure();
+  RankedTensorType wType = typeOf(*w);
+  if (wType.getRank() < 3 || typeOf(*x).getRank() != wType.getRank())
+    return ctx.emitError() << "input and weight ranks must match and be >= 3";
+  SmallVector<int64_t> kernel = ctx.getInts("kernel_shape");
+  if (kernel.empty())
+    kernel.assign(wType.getShape().begin() + 2, wType.getShape().end());
+  FailureOr<Window> window = getWindow(ctx, typeOf(*x), kernel);
+  if (failed(window))
+    return failure();
+  Value input = *x, weight = *w, bias;
+  if (window->lifted) {
+    input = liftTo2D(ctx, input);
+    weight = liftTo2D(ctx, weight);
+  }
+  if (ctx.hasInput(2)) {
+    FailureOr<Value> b = ctx.getInput(2);
+    if (failed(b))
+      return failure();
+    bias = *b;
+  }
+  FailureOr<Value> y = ctx.create<Conv2DOp>(
+      input, weight, bias, window->strides, window->pads, window->dilations,
+      ctx.getInt("group", 1));
+  if (failed(y))
+    return failure();
+  ctx.setOutput(0, window->lifted ? lowerFrom2D(ctx, *y) : *y);
+  return success();
+}
+
+LogicalResult importPool(NodeContext &ctx, bool isMax) {
+  FailureOr<Value> x = ctx.getInput(0);
+  if (failed(x))
+    return failure();
+  if (isMax && ctx.hasOutput(1))
+    return ctx.emitError() << "the Indices output of MaxPool is not supported";
+  if (ctx.getInt("storage_order", 0) != 0)
+    return ctx.emitError() << "column-major storage_order is not supported";
+  if (typeOf(*x).getRank() < 3)
+    return ctx.emitError() << "input must have rank >= 3";
+  FailureOr<Window> window =
+      getWindow(ctx, typeOf(*x), ctx.getInts("kernel_shape"));
+  if (failed(window))
+    return failure();
+  Value input = window->lifted ? liftTo2D(ctx, *x) : *x;
+  bool ceil = ctx.getInt("ceil_mode", 0) != 0;
+  FailureOr<Value> y =
+      isMax ? ctx.create<MaxPool2DOp>(input, window->kernel, window->strides,
+                                      window->pads, window->dilations, ceil)
+            : ctx.create<AvgPool2DOp>(input, window->kernel, window->strides,
+                                      window->pads, ceil,
+                                      ctx.getInt("count_include_pad", 0) != 0);
+  if (!isMax && llvm::any_of(window->dilations, [](int64_t d) { return d != 1; }))
+    return ctx.emitError() << "dilated average pooling is not supported";
+  if (failed(y))
+    return failure();
+  ctx.setOutput(0, window->lifted ? lowerFrom2D(ctx, *y) : *y);
+  return success();
+}
+
+template <typename OpTy>
+LogicalResult importGlobalPool(NodeContext &ctx) {
+  FailureOr<Value> x = ctx.getInput(0);
+  if (failed(x))
+    return failure();
+  int64_t rank = typeOf(*x).getRank();
+  if (rank != 3 && rank != 4)
+    return ctx.emitError() << "only 1-D and 2-D global pooling is supported";
+  Value input = rank == 3 ? liftTo2D(ctx, *x) : *x;
+  FailureOr<Value> y = ctx.create<OpTy>(input);
+  if (failed(y))
+    return failure();
+  ctx.setOutput(0, rank == 3 ? lowerFrom2D(ctx, *y) : *y);
+  return success();
+}
+
+} // namespace
+
+void onnx_import::registerLinalgImporters(NodeImporterRegistry &r) {
+  r["MatMul"] = importMatMul;
+  r["Gemm"] = importGemm;
+  r["Conv"] = importConv;
+  r["MaxPool"] = [](NodeContext &ctx) { return importPool(ctx, true); };
+  r["AveragePool"] = [](NodeContext &ctx) { return importPool(ctx, false); };
+  r["GlobalAveragePool"] = importGlobalPool<GlobalAvgPool2DOp>;
+  r["GlobalMaxPool"] = importGlobalPool<GlobalMaxPool2DOp>;
+}

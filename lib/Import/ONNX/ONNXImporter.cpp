@@ -1,0 +1,286 @@
+//===- ONNXImporter.cpp - ONNX models to the oneflow dialect --------------===//
+//
+// Loads a model (protobuf, external data), brings old opsets forward with
+// the ONNX version converter, checks it with the ONNX checker, pins dynamic
+// input dimensions, runs ONNX shape inference and hands the graph to the
+// GraphImporter. The ONNX library reports errors by throwing, so this file
+// is built with exceptions and turns each into a diagnostic.
+//
+//===----------------------------------------------------------------------===//
+
+#include "oneflow/Import/ONNX/ONNXImporter.h"
+
+#include "GraphImporter.h"
+
+#include "mlir/IR/Diagnostics.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/StringSet.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+
+#include "onnx/checker.h"
+#include "onnx/defs/schema.h"
+#include "onnx/shape_inference/implementation.h"
+#include "onnx/version_converter/convert.h"
+
+#include <exception>
+
+using namespace mlir;
+using namespace mlir::oneflow;
+using namespace mlir::oneflow::onnx_import;
+
+/// The oldest opset imported as is; older models are converted to it.
+static constexpr int64_t kMinOpset = 7;
+
+std::string mlir::oneflow::parseInputShapeOption(llvm::StringRef spec,
+                                                 ONNXImportOptions &options) {
+  auto [name, dims] = spec.rsplit(':');
+  if (name.empty() || dims.size() == spec.size())
+    return "expected NAME:DIMS (e.g. x:2x32), got '" + spec.str() + "'";
+  std::vector<int64_t> shape;
+  if (dims != "scalar") {
+    SmallVector<llvm::StringRef> parts;
+    dims.split(parts, 'x');
+    for (llvm::StringRef part : parts) {
+      int64_t dim;
+      if (part.getAsInteger(10, dim) || dim < 0)
+        return "invalid dimension '" + part.str() + "' in '" + spec.str() +
+               "'";
+      shape.push_back(dim);
+    }
+  }
+  options.inputShapes[name] = std::move(shape);
+  return "";
+}
+
+namespace {
+/// Imports one model, reporting problems at `fileLoc`.
+class ModelLoader {
+public:
+  ModelLoader(MLIRContext *context, llvm::StringRef sourceName,
+              llvm::StringRef baseDir, const ONNXImportOptions &options)
+      : context(context), sourceName(sourceName.str()),
+        baseDir(baseDir.str()), options(options),
+        fileLoc(FileLineColLoc::get(context, sourceName, 0, 0)) {}
+
+  OwningOpRef<ModuleOp> load(llvm::StringRef bytes);
+
+private:
+  LogicalResult loadExternalData();
+  LogicalResult pinInputShapes();
+  int64_t defaultOpset() const;
+
+  MLIRContext *context;
+  std::string sourceName, baseDir;
+  const ONNXImportOptions &options;
+  Location fileLoc;
+  onnx::ModelProto model;
+};
+} // namespace
+
+int64_t ModelLoader::defaultOpset() const {
+  for (const onnx::OperatorSetIdProto &opset : model.opset_import())
+    if (opset.domain().empty() || opset.domain() == "ai.onnx")
+      return opset.version();
+  return -1;
+}
+
+LogicalResult ModelLoader::loadExternalData() {
+  for (onnx::TensorProto &tensor :
+       *model.mutable_graph()->mutable_initializer()) {
+    if (tensor.data_location() != onnx::TensorProto::EXTERNAL)
+      continue;
+    std::string location;
+    uint64_t offset = 0;
+    int64_t length = -1;
+    for (const onnx::StringStringEntryProto &entry : tensor.external_data()) {
+      if (entry.key() == "location")
+        location = entry.value();
+      else if (entry.key() == "offset")
+        offset = std::strtoull(entry.value().c_str(), nullptr, 10);
+      else if (entry.key() == "length")
+        length = std::strtoll(entry.value().c_str(), nullptr, 10);
+    }
+    auto fail = [&](const llvm::Twine &msg) {
+      return emitError(fileLoc) << "external data of initializer '"
+                                << tensor.name() << "': " << msg;
+    };
+    // The data must live next to the model, not anywhere on the machine.
+    if (location.empty() || llvm::sys::path::is_absolute(location) ||
+        llvm::StringRef(location).contains(".."))
+      return fail("invalid location '" + location + "'");
+    llvm::SmallString<256> path(baseDir);
+    llvm::sys::path::append(path, location);
+    auto buffer = llvm::MemoryBuffer::getFile(path, /*IsText=*/false,
+                                              /*RequiresNullTerminator=*/false);
+    if (!buffer)
+      return fail("cannot read '" + path + "': " +
+                  buffer.getError().message());
+    uint64_t size = (*buffer)->getBufferSize();
+    uint64_t count = length < 0 ? size - std::min(offset, size) : length;
+    if (offset > size || count > size - offset)
+      return fail("bytes [" + llvm::Twine(offset) + ", " +
+                  llvm::Twine(offset + count) + ") lie outside '" + path +
+                  "' (" + llvm::Twine(size) + " bytes)");
+    tensor.set_raw_data((*buffer)->getBufferStart() + offset, count);
+    tensor.clear_external_data();
+    tensor.set_data_location(onnx::TensorProto::DEFAULT);
+  }
+  return success();
+}
+
+LogicalResult ModelLoader::pinInputShapes() {
+  llvm::StringSet<> initializers, seen;
+  for (const onnx::TensorProto &tensor : model.graph().initializer())
+    initializers.insert(tensor.name());
+  bool ok = true;
+  for (onnx::ValueInfoProto &input : *model.mutable_graph()->mutable_input()) {
+    if (initializers.contains(input.name()) ||
+        !input.type().has_tensor_type())
+      continue;
+    seen.insert(input.name());
+    onnx::TypeProto::Tensor *tensor =
+        input.mutable_type()->mutable_tensor_type();
+    auto pinned = options.inputShapes.find(input.name());
+    if (pinned != options.inputShapes.end()) {
+      const std::vector<int64_t> &shape = pinned->second;
+      if (tensor->has_shape() &&
+          tensor->shape().dim_size() != (int)shape.size()) {
+        emitError(fileLoc) << "--input-shape for '" << input.name()
+                           << "' has " << shape.size()
+                           << " dimensions but the input has rank "
+                           << tensor->shape().dim_size();
+        ok = false;
+        continue;
+      }
+      for (auto [index, dim] : llvm::enumerate(shape)) {
+        if (tensor->has_shape()) {
+          const auto &existing = tensor->shape().dim(index);
+          if (existing.has_dim_value() && existing.dim_value() != dim) {
+            emitError(fileLoc)
+                << "--input-shape for '" << input.name() << "' sets dimension "
+                << index << " to " << dim << " but the model fixes it to "
+                << existing.dim_value();
+            ok = false;
+          }
+        }
+      }
+      tensor->mutable_shape()->clear_dim();
+      for (int64_t dim : shape)
+        tensor->mutable_shape()->add_dim()->set_dim_value(dim);
+      continue;
+    }
+    if (!tensor->has_shape()) {
+      emitError(fileLoc) << "input '" << input.name()
+                         << "' has no shape; pin it with --input-shape="
+                         << input.name() << ":<dims>";
+      ok = false;
+      continue;
+    }
+    for (auto [index, dim] : llvm::enumerate(tensor->shape().dim())) {
+      if (dim.has_dim_value() && dim.dim_value() >= 0)
+        continue;
+      emitError(fileLoc) << "input '" << input.name() << "' has a dynamic "
+                         << "dimension " << index
+                         << (dim.has_dim_param()
+                                 ? " ('" + dim.dim_param() + "')"
+                                 : std::string())
+                         << "; pin it with --input-shape=" << input.name()
+                         << ":<dims>";
+      ok = false;
+      break;
+    }
+  }
+  for (const auto &entry : options.inputShapes) {
+    if (!seen.contains(entry.getKey())) {
+      emitError(fileLoc) << "--input-shape names '" << entry.getKey()
+                         << "', which is not an input of the model";
+      ok = false;
+    }
+  }
+  return success(ok);
+}
+
+OwningOpRef<ModuleOp> ModelLoader::load(llvm::StringRef bytes) {
+  if (bytes.size() > (size_t)std::numeric_limits<int>::max() ||
+      !model.ParseFromArray(bytes.data(), (int)bytes.size())) {
+    emitError(fileLoc) << "cannot parse '" << sourceName
+                       << "' as an ONNX model (not a valid ModelProto)";
+    return nullptr;
+  }
+  if (!model.has_graph()) {
+    emitError(fileLoc) << "the ONNX model has no graph";
+    return nullptr;
+  }
+  if (failed(loadExternalData()))
+    return nullptr;
+
+  int64_t opset = defaultOpset();
+  if (opset < 0) {
+    emitError(fileLoc) << "the model imports no version of the default "
+                          "ONNX domain";
+    return nullptr;
+  }
+  try {
+    if (opset < kMinOpset) {
+      model = onnx::version_conversion::ConvertVersion(model, kMinOpset);
+      opset = kMinOpset;
+    }
+  } catch (const std::exception &e) {
+    emitError(fileLoc) << "cannot convert the model from opset " << opset
+                       << " to " << kMinOpset << ": " << e.what();
+    return nullptr;
+  }
+  try {
+    onnx::checker::check_model(model);
+  } catch (const std::exception &e) {
+    emitError(fileLoc) << "the ONNX checker rejects the model: " << e.what();
+    return nullptr;
+  }
+  if (failed(pinInputShapes()))
+    return nullptr;
+  try {
+    onnx::shape_inference::InferShapes(
+        model, onnx::OpSchemaRegistry::Instance(),
+        onnx::ShapeInferenceOptions(/*check_type=*/false, /*error_mode=*/0,
+                                    /*enable_data_propagation=*/true));
+  } catch (const std::exception &) {
+    // Shape inference only cross-checks the importer's own types: a model
+    // it cannot handle is still imported.
+  }
+
+  OwningOpRef<ModuleOp> module = ModuleOp::create(fileLoc);
+  GraphImporter importer(*module, model, sourceName, opset);
+  if (failed(importer.importGraph()))
+    return nullptr;
+  return module;
+}
+
+OwningOpRef<ModuleOp>
+mlir::oneflow::importONNXBuffer(llvm::StringRef bytes,
+                                llvm::StringRef sourceName,
+                                llvm::StringRef baseDir, MLIRContext *context,
+                                const ONNXImportOptions &options) {
+  context->loadDialect<OneFlowDialect, func::FuncDialect>();
+  ModelLoader loader(context, sourceName, baseDir, options);
+  return loader.load(bytes);
+}
+
+OwningOpRef<ModuleOp>
+mlir::oneflow::importONNXFile(llvm::StringRef path, MLIRContext *context,
+                              const ONNXImportOptions &options) {
+  auto buffer = llvm::MemoryBuffer::getFile(path, /*IsText=*/false,
+                                            /*RequiresNullTerminator=*/false);
+  if (!buffer) {
+    emitError(FileLineColLoc::get(context, path, 0, 0))
+        << "cannot read '" << path << "': " << buffer.getError().message();
+    return nullptr;
+  }
+  llvm::SmallString<256> dir(path);
+  llvm::sys::path::remove_filename(dir);
+  if (dir.empty())
+    dir = ".";
+  return importONNXBuffer((*buffer)->getBuffer(), path, dir, context,
+                          options);
+}
