@@ -36,7 +36,7 @@ static constexpr int64_t kMinOpset = 7;
 std::string mlir::oneflow::parseInputShapeOption(llvm::StringRef spec,
                                                  ONNXImportOptions &options) {
   auto [name, dims] = spec.rsplit(':');
-  if (name.empty() || dims.size() == spec.size())
+  if (!spec.contains(':') || name.empty() || dims.empty())
     return "expected NAME:DIMS (e.g. x:2x32), got '" + spec.str() + "'";
   std::vector<int64_t> shape;
   if (dims != "scalar") {
