@@ -104,10 +104,13 @@ static LogicalResult checkList(std::optional<Location> location,
 /// The product of `sizes`, or nullopt when it overflows int64_t (such a shape
 /// cannot describe a real tensor, and wrapped sizes would look valid).
 static std::optional<int64_t> checkedProduct(ArrayRef<int64_t> sizes) {
-  std::optional<int64_t> product = 1;
-  for (int64_t size : sizes)
-    if (!(product = llvm::checkedMul(*product, size)))
+  int64_t product = 1;
+  for (int64_t size : sizes) {
+    std::optional<int64_t> next = llvm::checkedMul(product, size);
+    if (!next)
       return std::nullopt;
+    product = *next;
+  }
   return product;
 }
 
@@ -156,6 +159,10 @@ OpFoldResult CastOp::fold(FoldAdaptor) {
 OpFoldResult ConstantOp::fold(FoldAdaptor) { return getValue(); }
 
 LogicalResult VariableOp::verify() {
+  // An empty name identifies no parameter, and prints as an unparseable
+  // `@<<INVALID EMPTY SYMBOL>>`.
+  if (getVarName().empty())
+    return emitOpError() << "requires a non-empty variable name";
   if (std::optional<ElementsAttr> init = getInitialValue())
     if (init->getType() != getOutput().getType())
       return emitOpError() << "initial value of type " << init->getType()
@@ -645,6 +652,10 @@ LogicalResult SplitOp::inferReturnTypes(MLIRContext *,
   if (axis < 0 || axis >= x.getRank())
     return emitOptionalError(location, "split axis ", axis,
                              " is out of range for rank ", x.getRank());
+  // A split without results has no parseable custom form (`-> ` followed by
+  // nothing) and means nothing, so at least one piece is required.
+  if (adaptor.getSizes().empty())
+    return emitOptionalError(location, "split needs at least one size");
   int64_t total = 0;
   for (int64_t size : adaptor.getSizes()) {
     if (size < 0)
@@ -690,8 +701,8 @@ LogicalResult SliceOp::inferReturnTypes(MLIRContext *,
       return emitOptionalError(location, "invalid slice [", start, ":", limit,
                                ":", step, "] of dimension ", dim,
                                " of size ", size);
-    // ceil(distance / |step|), in unsigned arithmetic: distance <= size + 1
-    // and |step| may be 2^63, neither of which the naive form survives.
+    // ceil(distance / |step|) in unsigned arithmetic: |step| may be 2^63,
+    // and the naive (distance + |step| - 1) / |step| overflows.
     uint64_t distance = step > 0 ? uint64_t(limit - start)
                                  : uint64_t(start - limit);
     uint64_t absStep = step > 0 ? uint64_t(step) : 0 - uint64_t(step);
