@@ -126,12 +126,6 @@ LogicalResult ClipOp::verify() {
   return success();
 }
 
-OpFoldResult NegOp::fold(FoldAdaptor) {
-  if (auto inner = getX().getDefiningOp<NegOp>())
-    return inner.getX();
-  return {};
-}
-
 LogicalResult WhereOp::inferReturnTypes(MLIRContext *, std::optional<Location> location,
                                         Adaptor adaptor,
                                         SmallVectorImpl<Type> &inferred) {
@@ -149,14 +143,6 @@ LogicalResult CastOp::verify() {
                          << getX().getType() << " vs " << getY().getType();
   return success();
 }
-
-OpFoldResult CastOp::fold(FoldAdaptor) {
-  if (getX().getType() == getY().getType())
-    return getX();
-  return {};
-}
-
-OpFoldResult ConstantOp::fold(FoldAdaptor) { return getValue(); }
 
 LogicalResult VariableOp::verify() {
   // An empty name identifies no parameter, and prints as an unparseable
@@ -447,18 +433,6 @@ LogicalResult ReshapeOp::verify() {
   return success();
 }
 
-OpFoldResult ReshapeOp::fold(FoldAdaptor adaptor) {
-  if (getX().getType() == getY().getType())
-    return getX();
-  if (auto elements = dyn_cast_or_null<DenseElementsAttr>(adaptor.getX()))
-    return elements.reshape(getY().getType());
-  if (auto inner = getX().getDefiningOp<ReshapeOp>()) {
-    getXMutable().assign(inner.getX());
-    return getY();
-  }
-  return {};
-}
-
 /// Replaces a reshape-like op by the equivalent oneflow.reshape.
 template <typename OpTy>
 struct ReshapeLikeToReshape : public OpRewritePattern<OpTy> {
@@ -571,13 +545,6 @@ LogicalResult TransposeOp::inferReturnTypes(MLIRContext *,
   return success();
 }
 
-OpFoldResult TransposeOp::fold(FoldAdaptor) {
-  for (auto [index, dim] : llvm::enumerate(getPerm()))
-    if ((int64_t)index != dim)
-      return {};
-  return getX();
-}
-
 namespace {
 /// transpose(transpose(x, p), q) -> transpose(x, p o q).
 struct ComposeTransposes : public OpRewritePattern<TransposeOp> {
@@ -635,12 +602,6 @@ LogicalResult ConcatOp::inferReturnTypes(MLIRContext *,
   }
   inferred.push_back(RankedTensorType::get(shape, first.getElementType()));
   return success();
-}
-
-OpFoldResult ConcatOp::fold(FoldAdaptor) {
-  if (getInputs().size() == 1)
-    return getInputs().front();
-  return {};
 }
 
 LogicalResult SplitOp::inferReturnTypes(MLIRContext *,
@@ -713,15 +674,6 @@ LogicalResult SliceOp::inferReturnTypes(MLIRContext *,
   return success();
 }
 
-OpFoldResult SliceOp::fold(FoldAdaptor) {
-  if (getX().getType() != getY().getType())
-    return {};
-  for (int64_t step : getSteps())
-    if (step != 1)
-      return {};
-  return getX();
-}
-
 LogicalResult GatherOp::inferReturnTypes(MLIRContext *,
                                          std::optional<Location> location,
                                          Adaptor adaptor,
@@ -751,12 +703,6 @@ LogicalResult ExpandOp::verify() {
       return emitOpError() << "cannot broadcast " << getX().getType()
                            << " to " << getY().getType();
   return success();
-}
-
-OpFoldResult ExpandOp::fold(FoldAdaptor) {
-  if (getX().getType() == getY().getType())
-    return getX();
-  return {};
 }
 
 LogicalResult PadOp::inferReturnTypes(MLIRContext *,
@@ -845,5 +791,113 @@ LogicalResult MseLossOp::inferReturnTypes(MLIRContext *,
                                           SmallVectorImpl<Type> &inferred) {
   inferred.push_back(
       lossType(tensorTypeOf(adaptor.getInput()), adaptor.getReduction()));
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Transposed convolution, gather_elements, cumsum, topk
+//===----------------------------------------------------------------------===//
+
+LogicalResult ConvTranspose2DOp::inferReturnTypes(
+    MLIRContext *, std::optional<Location> location, Adaptor adaptor,
+    SmallVectorImpl<Type> &inferred) {
+  auto x = tensorTypeOf(adaptor.getX());
+  auto w = tensorTypeOf(adaptor.getWeight());
+  if (x.getRank() != 4 || w.getRank() != 4)
+    return emitOptionalError(location, "conv_transpose2d needs a 4-D input "
+                                       "and a 4-D weight [C_in, C_out / "
+                                       "groups, kh, kw]");
+  int64_t groups = adaptor.getGroups();
+  if (groups < 1 || x.getDimSize(1) % groups != 0)
+    return emitOptionalError(location, "groups (", groups,
+                             ") must divide the input channels (",
+                             x.getDimSize(1), ")");
+  if (w.getDimSize(0) != x.getDimSize(1))
+    return emitOptionalError(location, "weight has ", w.getDimSize(0),
+                             " input channels but the input has ",
+                             x.getDimSize(1));
+  ArrayRef<int64_t> strides = adaptor.getStrides(), pads = adaptor.getPads(),
+                    dilations = adaptor.getDilations(),
+                    outputPadding = adaptor.getOutputPadding();
+  if (failed(checkList(location, strides, 2, 1, "strides")) ||
+      failed(checkList(location, pads, 4, 0, "pads")) ||
+      failed(checkList(location, dilations, 2, 1, "dilations")) ||
+      failed(checkList(location, outputPadding, 2, 0, "output_padding")))
+    return failure();
+  std::optional<int64_t> outChannels =
+      llvm::checkedMul(w.getDimSize(1), groups);
+  SmallVector<int64_t> shape = {x.getDimSize(0), outChannels.value_or(-1)};
+  for (int d = 0; d < 2; ++d) {
+    // (in - 1) * stride - pads + dilation * (k - 1) + output_padding + 1.
+    std::optional<int64_t> size =
+        llvm::checkedMul(x.getDimSize(2 + d) - 1, strides[d]);
+    if (size)
+      size = llvm::checkedAdd(*size, outputPadding[d] + 1);
+    if (size)
+      size = llvm::checkedMulAdd(dilations[d], w.getDimSize(2 + d) - 1, *size);
+    if (!size || !outChannels)
+      return emitOptionalError(location, "output size overflows int64_t");
+    int64_t out = *size - pads[d] - pads[2 + d];
+    if (out <= 0 || x.getDimSize(2 + d) == 0)
+      return emitOptionalError(location, "padding leaves no output along "
+                                         "spatial dimension ",
+                               d);
+    shape.push_back(out);
+  }
+  if (Value bias = adaptor.getBias()) {
+    auto biasType = tensorTypeOf(bias);
+    if (biasType.getRank() != 1 || biasType.getDimSize(0) != *outChannels ||
+        biasType.getElementType() != x.getElementType())
+      return emitOptionalError(location, "conv_transpose2d bias must be [",
+                               *outChannels, "] of ", x.getElementType(),
+                               ", got ", biasType);
+  }
+  inferred.push_back(RankedTensorType::get(shape, x.getElementType()));
+  return success();
+}
+
+LogicalResult GatherElementsOp::inferReturnTypes(
+    MLIRContext *, std::optional<Location> location, Adaptor adaptor,
+    SmallVectorImpl<Type> &inferred) {
+  auto data = tensorTypeOf(adaptor.getData());
+  auto indices = tensorTypeOf(adaptor.getIndices());
+  int64_t axis = adaptor.getAxis();
+  if (data.getRank() < 1 || indices.getRank() != data.getRank())
+    return emitOptionalError(location, "indices ", indices,
+                             " must have the rank of data ", data);
+  if (axis < 0 || axis >= data.getRank())
+    return emitOptionalError(location, "gather_elements axis ", axis,
+                             " is out of range for rank ", data.getRank());
+  for (int64_t d = 0; d < data.getRank(); ++d)
+    if (d != axis && indices.getDimSize(d) > data.getDimSize(d))
+      return emitOptionalError(location, "indices dimension ", d, " (",
+                               indices.getDimSize(d),
+                               ") exceeds the data's (", data.getDimSize(d),
+                               ")");
+  inferred.push_back(
+      RankedTensorType::get(indices.getShape(), data.getElementType()));
+  return success();
+}
+
+LogicalResult CumSumOp::verify() {
+  return verifyAxis(*this, getAxis(), getX().getType().getRank());
+}
+
+LogicalResult TopKOp::inferReturnTypes(MLIRContext *context,
+                                       std::optional<Location> location,
+                                       Adaptor adaptor,
+                                       SmallVectorImpl<Type> &inferred) {
+  auto x = tensorTypeOf(adaptor.getX());
+  int64_t axis = adaptor.getAxis(), k = adaptor.getK();
+  if (axis < 0 || axis >= x.getRank())
+    return emitOptionalError(location, "topk axis ", axis,
+                             " is out of range for rank ", x.getRank());
+  if (k < 0 || k > x.getDimSize(axis))
+    return emitOptionalError(location, "k = ", k, " is out of range [0, ",
+                             x.getDimSize(axis), "]");
+  SmallVector<int64_t> shape(x.getShape());
+  shape[axis] = k;
+  inferred.push_back(RankedTensorType::get(shape, x.getElementType()));
+  inferred.push_back(RankedTensorType::get(shape, IntegerType::get(context, 64)));
   return success();
 }

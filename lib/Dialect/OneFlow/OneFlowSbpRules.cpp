@@ -414,3 +414,65 @@ SbpFactorRule MseLossOp::getSbpFactorRule() {
   spec.addResult(getReduction() == LossReduction::None ? dims : "");
   return spec.build();
 }
+
+SbpFactorRule ConvTranspose2DOp::getSbpFactorRule() {
+  // Like conv2d with the roles of the weight's channel dims swapped:
+  // [C_in, C_out, kh, kw]. Input channels are the reduction.
+  RuleSpec spec;
+  char n = spec.fresh();
+  std::string x = {n, '_', '_', '_'}, w = "____", y = {n, '_', '_', '_'};
+  std::string bias = "_";
+  if (getGroups() == 1) {
+    char o = spec.fresh();
+    w[1] = y[1] = bias[0] = o;
+    if (!getBias()) {
+      char c = spec.fresh();
+      x[1] = w[0] = c;
+    }
+  }
+  spec.addOperand(x);
+  spec.addOperand(w);
+  if (getBias())
+    spec.addOperand(bias);
+  spec.addResult(y);
+  return getBias() ? spec.build() : spec.build(PartialRule::Each);
+}
+
+SbpFactorRule GatherElementsOp::getSbpFactorRule() {
+  // Off the axis, data and indices share a factor where their sizes match;
+  // along it, splitting the indices splits the result.
+  RuleSpec spec;
+  RankedTensorType data = getData().getType(),
+                   indices = getIndices().getType();
+  std::string dataDims, indexDims;
+  for (int64_t d = 0; d < data.getRank(); ++d) {
+    char factor = spec.fresh();
+    bool shared = d != (int64_t)getAxis() &&
+                  data.getDimSize(d) == indices.getDimSize(d);
+    dataDims.push_back(shared ? factor : '_');
+    indexDims.push_back(factor);
+  }
+  spec.addOperand(dataDims);
+  spec.addOperand(indexDims);
+  spec.addResult(indexDims);
+  return spec.build(PartialRule::Each, {0});
+}
+
+SbpFactorRule CumSumOp::getSbpFactorRule() {
+  RuleSpec spec;
+  std::string dims = spec.fresh(getX().getType().getRank());
+  dims[getAxis()] = '_';
+  spec.addOperand(dims);
+  spec.addResult(dims);
+  return spec.build(PartialRule::Joint);
+}
+
+SbpFactorRule TopKOp::getSbpFactorRule() {
+  RuleSpec spec;
+  std::string dims = spec.fresh(getX().getType().getRank());
+  dims[getAxis()] = '_';
+  spec.addOperand(dims);
+  spec.addResult(dims);
+  spec.addResult(dims);
+  return spec.build();
+}

@@ -9,6 +9,7 @@
 #ifndef ONEFLOW_LIB_IMPORT_ONNX_IMPORTCONTEXT_H
 #define ONEFLOW_LIB_IMPORT_ONNX_IMPORTCONTEXT_H
 
+#include "oneflow/Dialect/OneFlow/ElementsUtils.h"
 #include "oneflow/Dialect/OneFlow/OneFlowDialect.h"
 
 #include "mlir/IR/Builders.h"
@@ -52,17 +53,6 @@ ElementsAttr convertTensorProto(const onnx::TensorProto &tensor,
 /// A DenseElementsAttr view of `attr` (resources included), or null if the
 /// data is not accessible as dense elements.
 DenseElementsAttr getDenseElements(ElementsAttr attr);
-
-/// Integer contents of a constant; floats are truncated.
-SmallVector<int64_t> getIntValues(DenseElementsAttr attr);
-/// Floating-point contents of a constant.
-SmallVector<double> getFloatValues(DenseElementsAttr attr);
-
-/// Builds a DenseElementsAttr of `type` from doubles (converted to the element
-/// type) or int64s.
-DenseElementsAttr makeDense(RankedTensorType type, ArrayRef<double> values);
-DenseElementsAttr makeDenseInts(RankedTensorType type,
-                                ArrayRef<int64_t> values);
 
 class GraphImporter;
 

@@ -2,15 +2,18 @@
 
 // Equal constants are merged and hoisted to the start of the block.
 // CHECK-LABEL: func @dedup(
+// CHECK-SAME:    %[[X:.*]]: tensor<2xf32>
 // CHECK-NEXT:    %[[C:.*]] = oneflow.constant dense<1.000000e+00> : tensor<2xf32>
-// CHECK-NEXT:    %[[A:.*]] = oneflow.add %[[C]], %[[C]]
-// CHECK-NEXT:    return %[[A]], %[[C]]
+// CHECK-NEXT:    %[[A:.*]] = oneflow.add %[[C]], %[[X]]
+// CHECK-NEXT:    %[[M:.*]] = oneflow.mul %[[A]], %[[C]]
+// CHECK-NEXT:    return %[[M]], %[[C]]
 func.func @dedup(%x: tensor<2xf32>) -> (tensor<2xf32>, tensor<2xf32>) {
   %0 = oneflow.constant dense<1.0> : tensor<2xf32>
   %1 = oneflow.constant dense<1.0> : tensor<2xf32>
-  %2 = oneflow.add %0, %1 : (tensor<2xf32>, tensor<2xf32>) -> tensor<2xf32>
-  %3 = oneflow.constant dense<1.0> : tensor<2xf32>
-  return %2, %3 : tensor<2xf32>, tensor<2xf32>
+  %2 = oneflow.add %0, %x : (tensor<2xf32>, tensor<2xf32>) -> tensor<2xf32>
+  %3 = oneflow.mul %2, %1 : (tensor<2xf32>, tensor<2xf32>) -> tensor<2xf32>
+  %4 = oneflow.constant dense<1.0> : tensor<2xf32>
+  return %3, %4 : tensor<2xf32>, tensor<2xf32>
 }
 
 // -----

@@ -83,13 +83,12 @@ func.func @cast_round_trip(%x: tensor<4xf32>) -> tensor<4xf32> {
 
 // -----
 
-// Negative: no constant folding of elementwise ops.
-// CHECK-LABEL: func @no_constant_fold(
-// CHECK-NEXT:    %[[C:.*]] = oneflow.constant dense<2> : tensor<4xi32>
-// CHECK-NEXT:    %[[N:.*]] = oneflow.neg %[[C]] : tensor<4xi32>
-// CHECK-NEXT:    %[[F:.*]] = oneflow.cast %[[C]] : tensor<4xi32> to tensor<4xf32>
-// CHECK-NEXT:    return %[[N]], %[[F]]
-func.func @no_constant_fold() -> (tensor<4xi32>, tensor<4xf32>) {
+// Elementwise ops on constants fold (neg, int -> float cast).
+// CHECK-LABEL: func @constant_fold(
+// CHECK-DAG:     %[[N:.*]] = oneflow.constant dense<-2> : tensor<4xi32>
+// CHECK-DAG:     %[[F:.*]] = oneflow.constant dense<2.000000e+00> : tensor<4xf32>
+// CHECK:         return %[[N]], %[[F]]
+func.func @constant_fold() -> (tensor<4xi32>, tensor<4xf32>) {
   %0 = oneflow.constant dense<2> : tensor<4xi32>
   %1 = oneflow.neg %0 : tensor<4xi32>
   %2 = oneflow.cast %0 : tensor<4xi32> to tensor<4xf32>

@@ -68,6 +68,26 @@ sbp::SbpFactorRule getReductionSbpRule(int64_t rank, ArrayRef<int64_t> axes,
 sbp::SbpFactorRule getReshapeSbpRule(RankedTensorType input,
                                      RankedTensorType result);
 
+//===----------------------------------------------------------------------===//
+// Constant folding (OneFlowFolds.cpp).
+//===----------------------------------------------------------------------===//
+
+enum class BinaryFold {
+  Add, Sub, Mul, Div, Pow, Max, Min, And, Or, Xor,
+  Equal, NotEqual, Less, LessEqual, Greater, GreaterEqual
+};
+enum class ReduceFold { Sum, Mean, Max, Min, Prod };
+
+/// Evaluates a broadcasting binary op on constant operands (small tensors
+/// only: this is for shape arithmetic, not data).
+OpFoldResult foldBinary(Type resultType, Attribute lhs, Attribute rhs,
+                        BinaryFold kind);
+/// Evaluates a reduction of a constant.
+OpFoldResult foldReduce(Type resultType, Attribute input,
+                        ArrayRef<int64_t> axes, ReduceFold kind);
+/// A constant reshaped to `resultType`.
+OpFoldResult foldReshapeOfConstant(Attribute input, Type resultType);
+
 } // namespace oneflow
 } // namespace mlir
 

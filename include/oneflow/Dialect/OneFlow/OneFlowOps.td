@@ -74,6 +74,9 @@ def OneFlow_SiluOp : OneFlow_FloatUnaryOp<"silu", "x * sigmoid(x)">;
 def OneFlow_CeilOp : OneFlow_FloatUnaryOp<"ceil", "round towards +inf">;
 def OneFlow_FloorOp : OneFlow_FloatUnaryOp<"floor", "round towards -inf">;
 def OneFlow_RoundOp : OneFlow_FloatUnaryOp<"round", "round half to even">;
+def OneFlow_AsinOp : OneFlow_FloatUnaryOp<"asin", "arcsine">;
+def OneFlow_AcosOp : OneFlow_FloatUnaryOp<"acos", "arccosine">;
+def OneFlow_AtanOp : OneFlow_FloatUnaryOp<"atan", "arctangent">;
 
 def OneFlow_GeluOp : OneFlow_UnaryOp<"gelu", OneFlow_FloatTensor> {
   let summary = "Gaussian error linear unit (erf or tanh form)";
@@ -120,6 +123,7 @@ def OneFlow_SignOp : OneFlow_UnaryOp<"sign", OneFlow_NumericTensor> {
 }
 def OneFlow_NotOp : OneFlow_UnaryOp<"not", OneFlow_BoolTensor> {
   let summary = "logical not";
+  let hasFolder = 1;
 }
 
 def OneFlow_ClipOp : OneFlow_UnaryOp<"clip", OneFlow_NumericTensor> {
@@ -133,9 +137,11 @@ def OneFlow_ClipOp : OneFlow_UnaryOp<"clip", OneFlow_NumericTensor> {
 // Elementwise binary ops with numpy broadcasting
 //===----------------------------------------------------------------------===//
 
-// `partial` is the C++ PartialRule, `linearOperands` the operands it covers.
-class OneFlow_BinaryOp<string mnemonic, Type tensorType, bit isCompare = 0,
-                       string partial = "None", string linearOperands = "{}">
+// `partial` is the C++ PartialRule, `linearOperands` the operands it covers;
+// `fold` names the BinaryFold that evaluates the op on constants.
+class OneFlow_BinaryOp<string mnemonic, Type tensorType, string fold,
+                       bit isCompare = 0, string partial = "None",
+                       string linearOperands = "{}">
     : OneFlow_InferredOp<mnemonic, [ResultsBroadcastableShape,
                                     AllElementTypesMatch<["lhs", "rhs"]>]> {
   let arguments = (ins tensorType:$lhs, tensorType:$rhs);
@@ -143,6 +149,7 @@ class OneFlow_BinaryOp<string mnemonic, Type tensorType, bit isCompare = 0,
   let assemblyFormat = [{
     $lhs `,` $rhs attr-dict `:` functional-type(operands, results)
   }];
+  let hasFolder = 1;
   let extraClassDefinition = [{
     ::llvm::LogicalResult $cppClass::inferReturnTypes(
         ::mlir::MLIRContext *context, std::optional<::mlir::Location> location,
@@ -155,57 +162,62 @@ class OneFlow_BinaryOp<string mnemonic, Type tensorType, bit isCompare = 0,
       return ::mlir::oneflow::getElementwiseSbpRule(
           *this, ::mlir::sbp::PartialRule::}] # partial # [{, }] # linearOperands # [{);
     }
+    ::mlir::OpFoldResult $cppClass::fold(FoldAdaptor adaptor) {
+      return ::mlir::oneflow::foldBinary(
+          getResult().getType(), adaptor.getLhs(), adaptor.getRhs(),
+          ::mlir::oneflow::BinaryFold::}] # fold # [{);
+    }
   }];
 }
 
-def OneFlow_AddOp : OneFlow_BinaryOp<"add", OneFlow_NumericTensor, 0, "Joint"> {
+def OneFlow_AddOp : OneFlow_BinaryOp<"add", OneFlow_NumericTensor, "Add", 0, "Joint"> {
   let summary = "lhs + rhs";
 }
-def OneFlow_SubOp : OneFlow_BinaryOp<"sub", OneFlow_NumericTensor, 0, "Joint"> {
+def OneFlow_SubOp : OneFlow_BinaryOp<"sub", OneFlow_NumericTensor, "Sub", 0, "Joint"> {
   let summary = "lhs - rhs";
 }
-def OneFlow_MulOp : OneFlow_BinaryOp<"mul", OneFlow_NumericTensor, 0, "Each"> {
+def OneFlow_MulOp : OneFlow_BinaryOp<"mul", OneFlow_NumericTensor, "Mul", 0, "Each"> {
   let summary = "lhs * rhs";
 }
 def OneFlow_DivOp
-    : OneFlow_BinaryOp<"div", OneFlow_NumericTensor, 0, "Each", "{0}"> {
+    : OneFlow_BinaryOp<"div", OneFlow_NumericTensor, "Div", 0, "Each", "{0}"> {
   let summary = "lhs / rhs (integer division truncates)";
 }
-def OneFlow_PowOp : OneFlow_BinaryOp<"pow", OneFlow_NumericTensor> {
+def OneFlow_PowOp : OneFlow_BinaryOp<"pow", OneFlow_NumericTensor, "Pow"> {
   let summary = "lhs ^ rhs";
 }
-def OneFlow_MaxOp : OneFlow_BinaryOp<"max", OneFlow_NumericTensor> {
+def OneFlow_MaxOp : OneFlow_BinaryOp<"max", OneFlow_NumericTensor, "Max"> {
   let summary = "elementwise maximum";
 }
-def OneFlow_MinOp : OneFlow_BinaryOp<"min", OneFlow_NumericTensor> {
+def OneFlow_MinOp : OneFlow_BinaryOp<"min", OneFlow_NumericTensor, "Min"> {
   let summary = "elementwise minimum";
 }
-def OneFlow_AndOp : OneFlow_BinaryOp<"and", OneFlow_BoolTensor> {
+def OneFlow_AndOp : OneFlow_BinaryOp<"and", OneFlow_BoolTensor, "And"> {
   let summary = "logical and";
 }
-def OneFlow_OrOp : OneFlow_BinaryOp<"or", OneFlow_BoolTensor> {
+def OneFlow_OrOp : OneFlow_BinaryOp<"or", OneFlow_BoolTensor, "Or"> {
   let summary = "logical or";
 }
-def OneFlow_XorOp : OneFlow_BinaryOp<"xor", OneFlow_BoolTensor> {
+def OneFlow_XorOp : OneFlow_BinaryOp<"xor", OneFlow_BoolTensor, "Xor"> {
   let summary = "logical xor";
 }
-def OneFlow_EqualOp : OneFlow_BinaryOp<"equal", OneFlow_Tensor, 1> {
+def OneFlow_EqualOp : OneFlow_BinaryOp<"equal", OneFlow_Tensor, "Equal", 1> {
   let summary = "lhs == rhs";
 }
-def OneFlow_NotEqualOp : OneFlow_BinaryOp<"not_equal", OneFlow_Tensor, 1> {
+def OneFlow_NotEqualOp : OneFlow_BinaryOp<"not_equal", OneFlow_Tensor, "NotEqual", 1> {
   let summary = "lhs != rhs";
 }
-def OneFlow_LessOp : OneFlow_BinaryOp<"less", OneFlow_NumericTensor, 1> {
+def OneFlow_LessOp : OneFlow_BinaryOp<"less", OneFlow_NumericTensor, "Less", 1> {
   let summary = "lhs < rhs";
 }
-def OneFlow_LessEqualOp : OneFlow_BinaryOp<"less_equal", OneFlow_NumericTensor, 1> {
+def OneFlow_LessEqualOp : OneFlow_BinaryOp<"less_equal", OneFlow_NumericTensor, "LessEqual", 1> {
   let summary = "lhs <= rhs";
 }
-def OneFlow_GreaterOp : OneFlow_BinaryOp<"greater", OneFlow_NumericTensor, 1> {
+def OneFlow_GreaterOp : OneFlow_BinaryOp<"greater", OneFlow_NumericTensor, "Greater", 1> {
   let summary = "lhs > rhs";
 }
 def OneFlow_GreaterEqualOp
-    : OneFlow_BinaryOp<"greater_equal", OneFlow_NumericTensor, 1> {
+    : OneFlow_BinaryOp<"greater_equal", OneFlow_NumericTensor, "GreaterEqual", 1> {
   let summary = "lhs >= rhs";
 }
 
@@ -219,6 +231,7 @@ def OneFlow_WhereOp : OneFlow_InferredOp<"where", [
     $condition `,` $on_true `,` $on_false attr-dict `:`
     functional-type(operands, results)
   }];
+  let hasFolder = 1;
 }
 
 //===----------------------------------------------------------------------===//
@@ -294,6 +307,27 @@ def OneFlow_Conv2DOp : OneFlow_InferredOp<"conv2d", [
                        Optional<OneFlow_FloatTensor>:$bias,
                        DenseI64ArrayAttr:$strides, DenseI64ArrayAttr:$pads,
                        DenseI64ArrayAttr:$dilations,
+                       DefaultValuedAttr<I64Attr, "1">:$groups);
+  let results = (outs OneFlow_FloatTensor:$y);
+  let assemblyFormat = [{
+    $x `,` $weight (`,` $bias^)? attr-dict `:` functional-type(operands, results)
+  }];
+}
+
+def OneFlow_ConvTranspose2DOp : OneFlow_InferredOp<"conv_transpose2d", [
+    AllElementTypesMatch<["x", "weight", "y"]>]> {
+  let summary = "2-D transposed convolution, NCHW input, weight [C_in, C_out / groups, kh, kw]";
+  let description = [{
+    The gradient of conv2d with respect to its input. Output size per
+    spatial dimension: `(in - 1) * stride - pad_begin - pad_end +
+    dilation * (k - 1) + output_padding + 1`. `pads` is `[top, left, bottom,
+    right]`.
+  }];
+  let arguments = (ins OneFlow_FloatTensor:$x, OneFlow_FloatTensor:$weight,
+                       Optional<OneFlow_FloatTensor>:$bias,
+                       DenseI64ArrayAttr:$strides, DenseI64ArrayAttr:$pads,
+                       DenseI64ArrayAttr:$dilations,
+                       DenseI64ArrayAttr:$output_padding,
                        DefaultValuedAttr<I64Attr, "1">:$groups);
   let results = (outs OneFlow_FloatTensor:$y);
   let assemblyFormat = [{
@@ -401,7 +435,7 @@ def OneFlow_LayerNormOp : OneFlow_Op<"layer_norm", [Pure,
 //===----------------------------------------------------------------------===//
 
 // `linear`: splitting a reduced axis leaves partial sums (sum, mean).
-class OneFlow_ReduceOp<string mnemonic, string what, bit linear>
+class OneFlow_ReduceOp<string mnemonic, string what, bit linear, string fold>
     : OneFlow_InferredOp<mnemonic> {
   let summary = what;
   let description = [{
@@ -426,14 +460,22 @@ class OneFlow_ReduceOp<string mnemonic, string what, bit linear>
           getX().getType().getRank(), getAxes(), getKeepdims(), }]
           # !if(linear, "true", "false") # [{);
     }
+    ::mlir::OpFoldResult $cppClass::fold(FoldAdaptor adaptor) {
+      return ::mlir::oneflow::foldReduce(getY().getType(), adaptor.getX(),
+                                         getAxes(),
+                                         ::mlir::oneflow::ReduceFold::}] # fold # [{);
+    }
   }];
+  let hasFolder = 1;
 }
 
-def OneFlow_ReduceSumOp : OneFlow_ReduceOp<"reduce_sum", "sum over axes", 1>;
-def OneFlow_ReduceMeanOp : OneFlow_ReduceOp<"reduce_mean", "mean over axes", 1>;
-def OneFlow_ReduceMaxOp : OneFlow_ReduceOp<"reduce_max", "max over axes", 0>;
-def OneFlow_ReduceMinOp : OneFlow_ReduceOp<"reduce_min", "min over axes", 0>;
-def OneFlow_ReduceProdOp : OneFlow_ReduceOp<"reduce_prod", "product over axes", 0>;
+def OneFlow_ReduceSumOp : OneFlow_ReduceOp<"reduce_sum", "sum over axes", 1, "Sum">;
+def OneFlow_ReduceMeanOp
+    : OneFlow_ReduceOp<"reduce_mean", "mean over axes", 1, "Mean">;
+def OneFlow_ReduceMaxOp : OneFlow_ReduceOp<"reduce_max", "max over axes", 0, "Max">;
+def OneFlow_ReduceMinOp : OneFlow_ReduceOp<"reduce_min", "min over axes", 0, "Min">;
+def OneFlow_ReduceProdOp
+    : OneFlow_ReduceOp<"reduce_prod", "product over axes", 0, "Prod">;
 
 class OneFlow_ArgReduceOp<string mnemonic, string what>
     : OneFlow_InferredOp<mnemonic> {
@@ -504,10 +546,15 @@ class OneFlow_ReshapeLikeOp<string mnemonic, string what>
   let results = (outs OneFlow_Tensor:$y);
   let assemblyFormat = "$x attr-dict `:` type($x) `->` type($y)";
   let hasCanonicalizer = 1;
+  let hasFolder = 1;
   let extraClassDefinition = [{
     ::mlir::sbp::SbpFactorRule $cppClass::getSbpFactorRule() {
       return ::mlir::oneflow::getReshapeSbpRule(getX().getType(),
                                                 getY().getType());
+    }
+    ::mlir::OpFoldResult $cppClass::fold(FoldAdaptor adaptor) {
+      return ::mlir::oneflow::foldReshapeOfConstant(adaptor.getX(),
+                                                    getY().getType());
     }
   }];
 }
@@ -567,7 +614,8 @@ def OneFlow_GatherOp : OneFlow_InferredOp<"gather"> {
   let summary = "take slices of data along axis at the given indices";
   let description = [{
     `result.shape = data.shape[:axis] + indices.shape + data.shape[axis+1:]`.
-    With axis 0 this is an embedding lookup.
+    With axis 0 this is an embedding lookup. Negative indices count from
+    the end of the axis.
   }];
   let arguments = (ins OneFlow_Tensor:$data, OneFlow_IndexTensor:$indices,
                        DefaultValuedAttr<I64Attr, "0">:$axis);
@@ -575,6 +623,47 @@ def OneFlow_GatherOp : OneFlow_InferredOp<"gather"> {
   let assemblyFormat = [{
     $data `,` $indices attr-dict `:` functional-type(operands, results)
   }];
+  let hasFolder = 1;
+}
+
+def OneFlow_GatherElementsOp : OneFlow_InferredOp<"gather_elements"> {
+  let summary = "pick elements of data along axis at per-element indices";
+  let description = [{
+    `result[i][j][k] = data[indices[i][j][k]][j][k]` for axis 0 (likewise
+    for other axes). The result has the shape of `indices`, which has the
+    rank of `data` and is no larger than it off the axis. Negative indices
+    count from the end of the axis.
+  }];
+  let arguments = (ins OneFlow_Tensor:$data, OneFlow_IndexTensor:$indices,
+                       DefaultValuedAttr<I64Attr, "0">:$axis);
+  let results = (outs OneFlow_Tensor:$result);
+  let assemblyFormat = [{
+    $data `,` $indices attr-dict `:` functional-type(operands, results)
+  }];
+}
+
+def OneFlow_CumSumOp : OneFlow_Op<"cumsum", [Pure, SameOperandsAndResultType]> {
+  let summary = "running sum along axis";
+  let description = [{
+    `exclusive` leaves out the element itself; `reverse` sums from the end.
+  }];
+  let arguments = (ins OneFlow_NumericTensor:$x, I64Attr:$axis,
+                       UnitAttr:$exclusive, UnitAttr:$reverse);
+  let results = (outs OneFlow_NumericTensor:$y);
+  let assemblyFormat = "$x attr-dict `:` type($y)";
+  let hasVerifier = 1;
+}
+
+def OneFlow_TopKOp : OneFlow_InferredOp<"topk"> {
+  let summary = "the k largest (or smallest) elements along axis";
+  let description = [{
+    Returns the values and their int64 indices, sorted when `sorted` is set
+    (ties keep the lower index first).
+  }];
+  let arguments = (ins OneFlow_NumericTensor:$x, I64Attr:$k, I64Attr:$axis,
+                       UnitAttr:$smallest, UnitAttr:$sorted);
+  let results = (outs OneFlow_NumericTensor:$values, OneFlow_I64Tensor:$indices);
+  let assemblyFormat = "$x attr-dict `:` type($x) `->` type($values) `,` type($indices)";
 }
 
 def OneFlow_ExpandOp : OneFlow_Op<"expand", [Pure,

@@ -1,0 +1,32 @@
+//===- ElementsUtils.h - Reading and building constant tensors --*- C++ -*-===//
+//
+// Small helpers over DenseElementsAttr shared by the folders and the ONNX
+// importer: element values as int64/double and back, for any of the
+// dialect's element types.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef ONEFLOW_DIALECT_ONEFLOW_ELEMENTSUTILS_H
+#define ONEFLOW_DIALECT_ONEFLOW_ELEMENTSUTILS_H
+
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/BuiltinTypes.h"
+
+namespace mlir {
+namespace oneflow {
+
+/// Integer contents of a constant (floats truncate, booleans are 0/1).
+SmallVector<int64_t> getIntValues(DenseElementsAttr attr);
+/// Floating-point contents of a constant.
+SmallVector<double> getFloatValues(DenseElementsAttr attr);
+
+/// A constant of `type` from doubles (rounded to the element type) or int64s
+/// (truncated to the integer width).
+DenseElementsAttr makeDense(RankedTensorType type, ArrayRef<double> values);
+DenseElementsAttr makeDenseInts(RankedTensorType type,
+                                ArrayRef<int64_t> values);
+
+} // namespace oneflow
+} // namespace mlir
+
+#endif // ONEFLOW_DIALECT_ONEFLOW_ELEMENTSUTILS_H
