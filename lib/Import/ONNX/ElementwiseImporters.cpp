@@ -423,6 +423,9 @@ void onnx_import::registerElementwiseImporters(NodeImporterRegistry &r) {
   r["Erf"] = importUnary<ErfOp>;
   r["Sin"] = importUnary<SinOp>;
   r["Cos"] = importUnary<CosOp>;
+  r["Asin"] = importUnary<AsinOp>;
+  r["Acos"] = importUnary<AcosOp>;
+  r["Atan"] = importUnary<AtanOp>;
   r["Ceil"] = importUnary<CeilOp>;
   r["Floor"] = importUnary<FloorOp>;
   r["Round"] = importUnary<RoundOp>;

@@ -182,6 +182,88 @@ LogicalResult importConv(NodeContext &ctx) {
   return success();
 }
 
+LogicalResult importConvTranspose(NodeContext &ctx) {
+  FailureOr<Value> x = ctx.getInput(0), w = ctx.getInput(1);
+  if (failed(x) || failed(w))
+    return failure();
+  RankedTensorType xType = typeOf(*x), wType = typeOf(*w);
+  int64_t spatial = xType.getRank() - 2;
+  if (wType.getRank() != xType.getRank() || (spatial != 1 && spatial != 2))
+    return ctx.emitError() << "only 1-D and 2-D transposed convolutions are "
+                              "supported";
+  SmallVector<int64_t> kernel = ctx.getInts("kernel_shape");
+  if (kernel.empty())
+    kernel.assign(wType.getShape().begin() + 2, wType.getShape().end());
+  SmallVector<int64_t> strides = ctx.getInts("strides"),
+                       dilations = ctx.getInts("dilations"),
+                       outputPadding = ctx.getInts("output_padding"),
+                       pads = ctx.getInts("pads"),
+                       outputShape = ctx.getInts("output_shape");
+  if (strides.empty())
+    strides.assign(spatial, 1);
+  if (dilations.empty())
+    dilations.assign(spatial, 1);
+  if (outputPadding.empty())
+    outputPadding.assign(spatial, 0);
+  if (pads.empty())
+    pads.assign(2 * spatial, 0);
+  if ((int64_t)kernel.size() != spatial || (int64_t)strides.size() != spatial ||
+      (int64_t)dilations.size() != spatial ||
+      (int64_t)outputPadding.size() != spatial ||
+      (int64_t)pads.size() != 2 * spatial)
+    return ctx.emitError() << "attributes must match the spatial rank "
+                           << spatial;
+  std::string autoPad = ctx.getString("auto_pad", "NOTSET");
+  if (!outputShape.empty() || autoPad == "SAME_UPPER" ||
+      autoPad == "SAME_LOWER") {
+    // Padding follows from the wanted output size (ONNX's equations).
+    if (outputShape.empty())
+      for (int64_t d = 0; d < spatial; ++d)
+        outputShape.push_back(xType.getDimSize(2 + d) * strides[d]);
+    if ((int64_t)outputShape.size() < spatial)
+      return ctx.emitError() << "output_shape has too few entries";
+    ArrayRef<int64_t> wanted = ArrayRef<int64_t>(outputShape).take_back(spatial);
+    for (int64_t d = 0; d < spatial; ++d) {
+      int64_t total = strides[d] * (xType.getDimSize(2 + d) - 1) +
+                      outputPadding[d] + (kernel[d] - 1) * dilations[d] + 1 -
+                      wanted[d];
+      if (total < 0)
+        return ctx.emitError() << "output_shape is larger than the "
+                                  "transposed convolution can produce";
+      bool upper = autoPad == "SAME_UPPER";
+      pads[d] = upper ? total / 2 : total - total / 2;
+      pads[spatial + d] = upper ? total - total / 2 : total / 2;
+    }
+  } else if (autoPad == "VALID") {
+    pads.assign(2 * spatial, 0);
+  } else if (autoPad != "NOTSET") {
+    return ctx.emitError() << "unknown auto_pad '" << autoPad << "'";
+  }
+  Value input = *x, weight = *w, bias;
+  SmallVector<int64_t> pads2D = {pads[0], pads[1], pads[2], pads[3]};
+  if (spatial == 1) {
+    input = liftTo2D(ctx, input);
+    weight = liftTo2D(ctx, weight);
+    strides.insert(strides.begin(), 1);
+    dilations.insert(dilations.begin(), 1);
+    outputPadding.insert(outputPadding.begin(), 0);
+    pads2D = {0, pads[0], 0, pads[1]};
+  }
+  if (ctx.hasInput(2)) {
+    FailureOr<Value> b = ctx.getInput(2);
+    if (failed(b))
+      return failure();
+    bias = *b;
+  }
+  FailureOr<Value> y = ctx.create<ConvTranspose2DOp>(
+      input, weight, bias, strides, pads2D, dilations, outputPadding,
+      ctx.getInt("group", 1));
+  if (failed(y))
+    return failure();
+  ctx.setOutput(0, spatial == 1 ? lowerFrom2D(ctx, *y) : *y);
+  return success();
+}
+
 LogicalResult importPool(NodeContext &ctx, bool isMax) {
   FailureOr<Value> x = ctx.getInput(0);
   if (failed(x))
@@ -234,6 +316,7 @@ void onnx_import::registerLinalgImporters(NodeImporterRegistry &r) {
   r["MatMul"] = importMatMul;
   r["Gemm"] = importGemm;
   r["Conv"] = importConv;
+  r["ConvTranspose"] = importConvTranspose;
   r["MaxPool"] = [](NodeContext &ctx) { return importPool(ctx, true); };
   r["AveragePool"] = [](NodeContext &ctx) { return importPool(ctx, false); };
   r["GlobalAveragePool"] = importGlobalPool<GlobalAvgPool2DOp>;

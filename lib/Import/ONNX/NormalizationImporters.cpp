@@ -220,9 +220,83 @@ LogicalResult importHardmax(NodeContext &ctx) {
   return success();
 }
 
+LogicalResult importMeanVarianceNormalization(NodeContext &ctx) {
+  FailureOr<Value> x = ctx.getInput(0);
+  if (failed(x))
+    return failure();
+  int64_t rank = typeOf(*x).getRank();
+  SmallVector<int64_t> axes = ctx.getInts("axes");
+  if (!ctx.hasAttr("axes"))
+    axes = {0, 2, 3};
+  for (int64_t &axis : axes) {
+    FailureOr<int64_t> a = normalizeAxis(ctx, axis, rank);
+    if (failed(a))
+      return failure();
+    axis = *a;
+  }
+  llvm::sort(axes);
+  axes.erase(std::unique(axes.begin(), axes.end()), axes.end());
+  FailureOr<Normalized> n = normalize(ctx, *x, axes, 1e-9);
+  if (failed(n))
+    return failure();
+  ctx.setOutput(0, n->y);
+  return success();
+}
+
+/// Local response normalization across channels: the windowed sum of
+/// squares is an average pool over the channel axis (scaled by `size`).
+LogicalResult importLRN(NodeContext &ctx) {
+  FailureOr<Value> x = ctx.getInput(0);
+  if (failed(x))
+    return failure();
+  RankedTensorType type = typeOf(*x);
+  if (type.getRank() < 3)
+    return ctx.emitError() << "input must have rank >= 3";
+  int64_t size = ctx.getInt("size", 0);
+  if (size <= 0)
+    return ctx.emitError() << "size must be positive";
+  double alpha = ctx.getFloat("alpha", 1e-4), beta = ctx.getFloat("beta", 0.75),
+         bias = ctx.getFloat("bias", 1.0);
+  Type elementType = type.getElementType();
+  int64_t n = type.getDimSize(0), c = type.getDimSize(1), spatial = 1;
+  for (int64_t d = 2; d < type.getRank(); ++d)
+    spatial *= type.getDimSize(d);
+  FailureOr<Value> square = ctx.create<MulOp>(*x, *x);
+  if (failed(square))
+    return failure();
+  Value windows = ctx.reshape(*square, {n, 1, c, spatial});
+  int64_t before = (size - 1) / 2, after = size - 1 - before;
+  FailureOr<Value> mean = ctx.create<AvgPool2DOp>(
+      windows, SmallVector<int64_t>{size, 1}, SmallVector<int64_t>{1, 1},
+      SmallVector<int64_t>{before, 0, after, 0}, false,
+      /*count_include_pad=*/true);
+  if (failed(mean))
+    return failure();
+  // bias + alpha / size * sum = bias + alpha * mean.
+  FailureOr<Value> scaled = ctx.create<MulOp>(
+      ctx.reshape(*mean, type.getShape()), ctx.splat(elementType, alpha));
+  if (failed(scaled))
+    return failure();
+  FailureOr<Value> base =
+      ctx.create<AddOp>(*scaled, ctx.splat(elementType, bias));
+  if (failed(base))
+    return failure();
+  FailureOr<Value> denominator =
+      ctx.create<PowOp>(*base, ctx.splat(elementType, beta));
+  if (failed(denominator))
+    return failure();
+  FailureOr<Value> y = ctx.create<DivOp>(*x, *denominator);
+  if (failed(y))
+    return failure();
+  ctx.setOutput(0, *y);
+  return success();
+}
+
 } // namespace
 
 void onnx_import::registerNormalizationImporters(NodeImporterRegistry &r) {
+  r["MeanVarianceNormalization"] = importMeanVarianceNormalization;
+  r["LRN"] = importLRN;
   r["BatchNormalization"] = importBatchNorm;
   r["LayerNormalization"] = importLayerNorm;
   r["InstanceNormalization"] = importInstanceNorm;

@@ -637,9 +637,112 @@ LogicalResult importOneHot(NodeContext &ctx) {
                                             ctx.reshape(*off, {})));
 }
 
+LogicalResult importGatherElements(NodeContext &ctx) {
+  FailureOr<Value> data = ctx.getInput(0), indices = ctx.getInput(1);
+  if (failed(data) || failed(indices))
+    return failure();
+  FailureOr<int64_t> axis =
+      normalizeAxis(ctx, ctx.getInt("axis", 0), typeOf(*data).getRank());
+  if (failed(axis))
+    return failure();
+  return setResult(ctx, ctx.create<GatherElementsOp>(*data, *indices, *axis));
+}
+
+LogicalResult importCumSum(NodeContext &ctx) {
+  FailureOr<Value> x = ctx.getInput(0);
+  FailureOr<double> axisValue = ctx.getConstantScalar(1, "axis");
+  if (failed(x) || failed(axisValue))
+    return failure();
+  FailureOr<int64_t> axis =
+      normalizeAxis(ctx, (int64_t)*axisValue, typeOf(*x).getRank());
+  if (failed(axis))
+    return failure();
+  OpBuilder &b = ctx.getBuilder();
+  auto op = CumSumOp::create(b, ctx.getLoc(), *x, b.getI64IntegerAttr(*axis),
+                             ctx.getInt("exclusive", 0) ? b.getUnitAttr()
+                                                        : UnitAttr(),
+                             ctx.getInt("reverse", 0) ? b.getUnitAttr()
+                                                      : UnitAttr());
+  ctx.setOutput(0, op.getY());
+  return success();
+}
+
+LogicalResult importTopK(NodeContext &ctx) {
+  FailureOr<Value> x = ctx.getInput(0);
+  if (failed(x))
+    return failure();
+  int64_t k;
+  if (ctx.getOpset() < 10) {
+    k = ctx.getInt("k", -1);
+  } else {
+    FailureOr<double> kValue = ctx.getConstantScalar(1, "k");
+    if (failed(kValue))
+      return failure();
+    k = (int64_t)*kValue;
+  }
+  FailureOr<int64_t> axis =
+      normalizeAxis(ctx, ctx.getInt("axis", -1), typeOf(*x).getRank());
+  if (failed(axis))
+    return failure();
+  FailureOr<Operation *> op = ctx.createOp<TopKOp>(
+      *x, k, *axis, ctx.getInt("largest", 1) == 0,
+      ctx.getInt("sorted", 1) != 0);
+  if (failed(op))
+    return failure();
+  ctx.setOutput(0, (*op)->getResult(0));
+  ctx.setOutput(1, (*op)->getResult(1));
+  return success();
+}
+
+/// DepthToSpace and SpaceToDepth: a reshape, a transpose and a reshape.
+LogicalResult importDepthSpace(NodeContext &ctx, bool toSpace) {
+  FailureOr<Value> x = ctx.getInput(0);
+  if (failed(x))
+    return failure();
+  RankedTensorType type = typeOf(*x);
+  int64_t b = ctx.getInt("blocksize", 0);
+  if (type.getRank() != 4 || b <= 0)
+    return ctx.emitError() << "needs a 4-D input and a positive blocksize";
+  int64_t n = type.getDimSize(0), c = type.getDimSize(1),
+          h = type.getDimSize(2), w = type.getDimSize(3);
+  SmallVector<int64_t> split, perm, result;
+  if (toSpace) {
+    if (c % (b * b) != 0)
+      return ctx.emitError() << "channels (" << c
+                             << ") are not divisible by blocksize^2";
+    bool crd = ctx.getString("mode", "DCR") == "CRD";
+    split = crd ? SmallVector<int64_t>{n, c / (b * b), b, b, h, w}
+                : SmallVector<int64_t>{n, b, b, c / (b * b), h, w};
+    perm = crd ? SmallVector<int64_t>{0, 1, 4, 2, 5, 3}
+               : SmallVector<int64_t>{0, 3, 4, 1, 5, 2};
+    result = {n, c / (b * b), h * b, w * b};
+  } else {
+    if (h % b != 0 || w % b != 0)
+      return ctx.emitError() << "spatial size is not divisible by blocksize";
+    split = {n, c, h / b, b, w / b, b};
+    perm = {0, 3, 5, 1, 2, 4};
+    result = {n, c * b * b, h / b, w / b};
+  }
+  FailureOr<Value> moved =
+      ctx.create<TransposeOp>(ctx.reshape(*x, split), perm);
+  if (failed(moved))
+    return failure();
+  ctx.setOutput(0, ctx.reshape(*moved, result));
+  return success();
+}
+
 } // namespace
 
 void onnx_import::registerTensorImporters(NodeImporterRegistry &r) {
+  r["GatherElements"] = importGatherElements;
+  r["CumSum"] = importCumSum;
+  r["TopK"] = importTopK;
+  r["DepthToSpace"] = [](NodeContext &ctx) {
+    return importDepthSpace(ctx, true);
+  };
+  r["SpaceToDepth"] = [](NodeContext &ctx) {
+    return importDepthSpace(ctx, false);
+  };
   r["Constant"] = importConstant;
   r["Shape"] = importShape;
   r["Size"] = importSize;
