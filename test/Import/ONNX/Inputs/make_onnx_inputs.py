@@ -616,6 +616,53 @@ def bad_dtype(out):
 
 
 @model
+def more_ops(out):
+    """Ops that map onto newer oneflow ops or compositions: ConvTranspose (explicit pads, output_shape,
+    1-D), GatherElements, CumSum, TopK, DepthToSpace (DCR/CRD), SpaceToDepth, LRN,
+    MeanVarianceNormalization, Asin/Acos/Atan, Mod, Hardmax, OneHot, InstanceNormalization."""
+    g = G("more_ops", seed=25)
+    x = g.input("x", FLOAT, [1, 4, 5, 5])
+    seq = g.input("seq", FLOAT, [1, 4, 6])
+    idx = g.input("idx", INT64, [2, 3])
+    data = g.input("data", FLOAT, [3, 3])
+    ints = g.input("ints", INT64, [2, 3])
+    w = g.randn("deconv_weight", [4, 2, 3, 3], 0.2)
+    w1 = g.randn("deconv1d_weight", [4, 3, 3], 0.2)
+    g.output(
+        g.node("ConvTranspose", [x, w], "deconv_out", "deconv_stride2", strides=[2, 2], pads=[1, 1, 1, 1]),
+        g.node("ConvTranspose", [x, w], "deconv_shape_out", "deconv_output_shape", strides=[2, 2],
+               output_shape=[10, 10]),
+        g.node("ConvTranspose", [seq, w1], "deconv1d_out", "deconv_1d", strides=[2], output_padding=[1]),
+        g.node("GatherElements", [data, idx], "gather_elements_out", "gather_elements_rows", axis=0),
+        g.node("CumSum", [data, g.i64("cumsum_axis", 1)], "cumsum_out", "cumsum_reverse_exclusive",
+               exclusive=1, reverse=1),
+    )
+    values, indices = g.node("TopK", [data, g.i64("topk_k", [2])], ["topk_values", "topk_indices"], "topk_smallest",
+                             axis=-1, largest=0)
+    g.output(values, indices)
+    x6 = g.node("Pad", [x, g.i64("pad_to_6", [0, 0, 0, 0, 0, 0, 1, 1])], "x6", "pad_x")
+    tanh = g.node("Tanh", [data], "data_tanh", "tanh_for_asin")
+    g.output(
+        g.node("DepthToSpace", [x], "d2s_dcr_out", "depth_to_space_dcr", blocksize=2, mode="DCR"),
+        g.node("DepthToSpace", [x], "d2s_crd_out", "depth_to_space_crd", blocksize=2, mode="CRD"),
+        g.node("SpaceToDepth", [x6], "s2d_out", "space_to_depth", blocksize=2),
+        g.node("LRN", [x], "lrn_out", "lrn_size3", size=3, alpha=1e-3, beta=0.75, bias=2.0),
+        g.node("MeanVarianceNormalization", [x], "mvn_out", "mvn_default"),
+        g.node("Asin", [tanh], "asin_out", "asin"),
+        g.node("Acos", [tanh], "acos_out", "acos"),
+        g.node("Atan", [data], "atan_out", "atan"),
+        g.node("Mod", [ints, g.i64("mod_by", [3])], "mod_out", "mod_python"),
+        g.node("Hardmax", [data], "hardmax_out", "hardmax_last"),
+        g.node("InstanceNormalization", [x, g.f32("in_scale", [1, 2, 3, 4]), g.f32("in_bias", [0, 0, 1, 1])],
+               "instnorm_out", "instance_norm"),
+    )
+    # onnx 1.12 cannot infer OneHot's shape from a depth initializer.
+    g.output(g.node("OneHot", [ints, g.i64("depth", [5]), g.f32("on_off", [0.0, 1.0])], "onehot_out", "onehot"),
+             elem_type=FLOAT, shape=[2, 3, 5])
+    save(g.build(), "more_ops.onnx", out)
+
+
+@model
 def unsupported_ops(out):
     """Valid ONNX with ops an importer is unlikely to support: Det x2, Hardmax x1, Einsum x1 (plus a Relu)."""
     g = G("unsupported_ops", seed=24)
