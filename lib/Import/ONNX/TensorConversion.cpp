@@ -68,6 +68,12 @@ ElementsAttr onnx_import::convertTensorProto(const onnx::TensorProto &tensor,
       return fail("has " + std::to_string(raw.size()) +
                   " bytes of data but its shape needs " +
                   std::to_string(numElements * bytesPerElement));
+    // Large weights go straight into their blob: one copy, no staging.
+    if (preferResource && !elementType.isInteger(1))
+      return DenseResourceElementsAttr::get(
+          type, resourceName,
+          HeapAsmResourceBlob::allocateAndCopyWithAlign(
+              ArrayRef<char>(raw.data(), raw.size()), alignof(double)));
     bytes.assign(raw.begin(), raw.end());
   } else {
     // Typed fields: ONNX stores 16-bit floats, bools and int32 in int32_data.
