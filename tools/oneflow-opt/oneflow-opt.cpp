@@ -9,7 +9,10 @@
 
 #include "oneflow/Dialect/OneFlow/OneFlowDialect.h"
 #include "oneflow/Dialect/SBP/SBPDialect.h"
+#include "oneflow/Conversion/Passes.h"
 #include "oneflow/Import/ONNX/ONNXImporter.h"
+#include "oneflow/Target/EmitPlan.h"
+#include "oneflow/Transforms/Passes.h"
 
 #include "mlir/Bytecode/BytecodeWriter.h"
 #include "mlir/IR/AsmState.h"
@@ -19,6 +22,9 @@
 #include "mlir/InitAllDialects.h"
 #include "mlir/InitAllExtensions.h"
 #include "mlir/InitAllPasses.h"
+#include "mlir/Parser/Parser.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Transforms/Passes.h"
 #include "mlir/Support/FileUtilities.h"
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
 #include "llvm/Support/CommandLine.h"
@@ -40,6 +46,54 @@ static llvm::cl::list<std::string>
                                "NAME:DxDx... (repeatable)"),
                 llvm::cl::value_desc("NAME:2x32"));
 
+static llvm::cl::opt<std::string>
+    emitKind("emit",
+             llvm::cl::desc("Compile instead of printing MLIR: 'plan' writes "
+                            "the actor plan directory given by -o"),
+             llvm::cl::value_desc("plan"), llvm::cl::init(""));
+
+/// Parses the --input-shape options.
+static bool parseInputShapes(oneflow::ONNXImportOptions &options) {
+  for (const std::string &spec : inputShapes) {
+    std::string error = oneflow::parseInputShapeOption(spec, options);
+    if (!error.empty()) {
+      llvm::errs() << "error: --input-shape: " << error << "\n";
+      return false;
+    }
+  }
+  return true;
+}
+
+/// The whole compiler: import (or parse), simplify, emit the plan.
+static int compileToPlan(llvm::StringRef input, llvm::StringRef outputDir,
+                         DialectRegistry &registry) {
+  MLIRContext context(registry);
+  llvm::SourceMgr sourceMgr;
+  SourceMgrDiagnosticHandler handler(sourceMgr, &context);
+  if (outputDir == "-" || outputDir.empty()) {
+    llvm::errs() << "error: --emit=plan needs an output directory (-o DIR)\n";
+    return 1;
+  }
+  OwningOpRef<ModuleOp> module;
+  if (input.ends_with(".onnx")) {
+    oneflow::ONNXImportOptions options;
+    if (!parseInputShapes(options))
+      return 1;
+    module = oneflow::importONNXFile(input, &context, options);
+  } else {
+    module = parseSourceFile<ModuleOp>(input, sourceMgr, &context);
+  }
+  if (!module)
+    return 1;
+  PassManager pm(&context);
+  pm.addPass(createCanonicalizerPass());
+  if (failed(pm.run(*module)))
+    return 1;
+  oneflow::EmitPlanOptions options;
+  options.outputDir = outputDir.str();
+  return failed(oneflow::emitPlan(*module, options)) ? 1 : 0;
+}
+
 /// Imports `path` and serializes the module as bytecode, which MlirOptMain
 /// then reads like any other input (weights stay binary on the way).
 static std::unique_ptr<llvm::MemoryBuffer>
@@ -48,13 +102,8 @@ importToBytecode(llvm::StringRef path, DialectRegistry &registry) {
   llvm::SourceMgr sourceMgr;
   SourceMgrDiagnosticHandler handler(sourceMgr, &context);
   oneflow::ONNXImportOptions options;
-  for (const std::string &spec : inputShapes) {
-    std::string error = oneflow::parseInputShapeOption(spec, options);
-    if (!error.empty()) {
-      llvm::errs() << "error: --input-shape: " << error << "\n";
-      return nullptr;
-    }
-  }
+  if (!parseInputShapes(options))
+    return nullptr;
   OwningOpRef<ModuleOp> module =
       oneflow::importONNXFile(path, &context, options);
   if (!module)
@@ -69,6 +118,8 @@ importToBytecode(llvm::StringRef path, DialectRegistry &registry) {
 int main(int argc, char **argv) {
   llvm::InitLLVM y(argc, argv);
   registerAllPasses();
+  oneflow::registerOneFlowTransformsPasses();
+  oneflow::registerOneFlowConversionPasses();
   oneflow::test::registerTestPrintSbpSignaturesPass();
 
   DialectRegistry registry;
@@ -94,6 +145,14 @@ int main(int argc, char **argv) {
   auto [inputFilename, outputFilename] = registerAndParseCLIOptions(
       newArgc, args.data(), "OneFlow-MLIR compiler driver\n", registry);
   MlirOptMainConfig config = MlirOptMainConfig::createFromCLOptions();
+  if (!emitKind.empty()) {
+    if (emitKind != "plan") {
+      llvm::errs() << "error: unknown --emit kind '" << emitKind
+                   << "' (expected 'plan')\n";
+      return 1;
+    }
+    return compileToPlan(inputFilename, outputFilename, registry);
+  }
 
   std::unique_ptr<llvm::MemoryBuffer> input;
   if (llvm::StringRef(inputFilename).ends_with(".onnx")) {

@@ -1,0 +1,30 @@
+//===- Passes.td - oneflow conversion passes ---------------*- tablegen -*-===//
+
+#ifndef ONEFLOW_CONVERSION_PASSES_TD
+#define ONEFLOW_CONVERSION_PASSES_TD
+
+include "mlir/Pass/PassBase.td"
+
+def ConvertOneFlowToLinalg : Pass<"convert-oneflow-to-linalg", "ModuleOp"> {
+  let summary = "Lower oneflow ops to linalg, tensor, arith and math";
+  let description = [{
+    Rewrites every oneflow compute op into upstream ops on tensors: linalg
+    generics for elementwise ops and reductions (numpy broadcasting becomes
+    indexing maps), tensor ops for data movement, and calls into the
+    OneFlow kernel library (BLAS GEMM, im2col convolution) for matmul and
+    convolutions. Constants become arith.constant. Variables are left alone:
+    they are the plan's persistent registers.
+  }];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+    "::mlir::bufferization::BufferizationDialect",
+    "::mlir::func::FuncDialect",
+    "::mlir::linalg::LinalgDialect",
+    "::mlir::math::MathDialect",
+    "::mlir::memref::MemRefDialect",
+    "::mlir::scf::SCFDialect",
+    "::mlir::tensor::TensorDialect",
+  ];
+}
+
+#endif // ONEFLOW_CONVERSION_PASSES_TD

@@ -1,0 +1,32 @@
+//===- EmitPlan.h - Compile a module into an actor plan ---------*- C++ -*-===//
+//
+// Turns a module whose @main is a graph of oneflow ops into the directory
+// that oneflow-run executes: plan.pb (tasks and registers), kernels.so (the
+// compiled kernels) and weights.bin (initial values of the parameters and
+// constants).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef ONEFLOW_TARGET_EMITPLAN_H
+#define ONEFLOW_TARGET_EMITPLAN_H
+
+#include "mlir/IR/BuiltinOps.h"
+
+#include <string>
+
+namespace mlir {
+namespace oneflow {
+
+struct EmitPlanOptions {
+  /// The directory written (created if needed).
+  std::string outputDir;
+};
+
+/// Outlines the kernels of @main (when not done yet), compiles them and writes
+/// the plan. Reports failures as diagnostics.
+LogicalResult emitPlan(ModuleOp module, const EmitPlanOptions &options);
+
+} // namespace oneflow
+} // namespace mlir
+
+#endif // ONEFLOW_TARGET_EMITPLAN_H

@@ -1,0 +1,516 @@
+//===- DataMovement.cpp - Shape ops, gathers, pads and pooling ------------===//
+
+#include "Lowering.h"
+
+#include "mlir/Dialect/Arith/Utils/Utils.h"
+
+using namespace mlir;
+using namespace mlir::oneflow;
+using namespace mlir::oneflow::lowering;
+
+namespace {
+
+RankedTensorType typeOf(Value v) { return cast<RankedTensorType>(v.getType()); }
+
+Value indexConstant(OpBuilder &b, Location loc, int64_t value) {
+  return arith::ConstantIndexOp::create(b, loc, value);
+}
+
+template <typename OpTy>
+struct ReshapeLowering : public OpConversionPattern<OpTy> {
+  using OpConversionPattern<OpTy>::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(OpTy op, typename OpTy::Adaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    rewriter.replaceOp(op, reshapeTensor(rewriter, op.getLoc(), adaptor.getX(),
+                                         op.getY().getType()));
+    return success();
+  }
+};
+
+struct TransposeLowering : public OpConversionPattern<TransposeOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(TransposeOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    rewriter.replaceOp(
+        op, linalg::TransposeOp::create(rewriter, loc, adaptor.getX(),
+                                        emptyTensor(rewriter, loc, op.getType()),
+                                        op.getPerm())
+                .getResult()[0]);
+    return success();
+  }
+};
+
+struct ConcatLowering : public OpConversionPattern<ConcatOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(ConcatOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    RankedTensorType type = op.getType();
+    Value result = emptyTensor(rewriter, loc, type);
+    int64_t axis = op.getAxis(), offset = 0;
+    for (Value input : adaptor.getInputs()) {
+      RankedTensorType inputType = typeOf(input);
+      SmallVector<OpFoldResult> offsets(type.getRank(), rewriter.getIndexAttr(0));
+      offsets[axis] = rewriter.getIndexAttr(offset);
+      SmallVector<OpFoldResult> sizes, strides(type.getRank(),
+                                                rewriter.getIndexAttr(1));
+      for (int64_t d : inputType.getShape())
+        sizes.push_back(rewriter.getIndexAttr(d));
+      result = tensor::InsertSliceOp::create(rewriter, loc, input, result,
+                                             offsets, sizes, strides);
+      offset += inputType.getDimSize(axis);
+    }
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
+struct SplitLowering : public OpConversionPattern<SplitOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(SplitOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    int64_t axis = op.getAxis(), offset = 0;
+    SmallVector<Value> results;
+    for (Value output : op.getOutputs()) {
+      RankedTensorType type = typeOf(output);
+      SmallVector<OpFoldResult> offsets(type.getRank(), rewriter.getIndexAttr(0));
+      offsets[axis] = rewriter.getIndexAttr(offset);
+      SmallVector<OpFoldResult> sizes, strides(type.getRank(),
+                                                rewriter.getIndexAttr(1));
+      for (int64_t d : type.getShape())
+        sizes.push_back(rewriter.getIndexAttr(d));
+      results.push_back(tensor::ExtractSliceOp::create(
+          rewriter, loc, type, adaptor.getX(), offsets, sizes, strides));
+      offset += type.getDimSize(axis);
+    }
+    rewriter.replaceOp(op, results);
+    return success();
+  }
+};
+
+/// A generic over the result space whose body reads `source` at indices
+/// computed from the iteration indices.
+Value buildIndexedRead(
+    OpBuilder &b, Location loc, RankedTensorType resultType, Value source,
+    ValueRange inputs, ArrayRef<AffineMap> inputMaps,
+    function_ref<SmallVector<Value>(OpBuilder &, Location, ValueRange ivs,
+                                    ValueRange args)>
+        sourceIndices) {
+  int64_t rank = resultType.getRank();
+  SmallVector<AffineMap> maps(inputMaps);
+  maps.push_back(b.getMultiDimIdentityMap(rank));
+  SmallVector<utils::IteratorType> iterators(rank,
+                                             utils::IteratorType::parallel);
+  return linalg::GenericOp::create(
+             b, loc, TypeRange{resultType}, inputs,
+             ValueRange{emptyTensor(b, loc, resultType)}, maps, iterators,
+             [&](OpBuilder &nb, Location nl, ValueRange args) {
+               SmallVector<Value> ivs;
+               for (int64_t d = 0; d < rank; ++d)
+                 ivs.push_back(linalg::IndexOp::create(nb, nl, d));
+               SmallVector<Value> indices =
+                   sourceIndices(nb, nl, ivs, args.drop_back());
+               Value element =
+                   tensor::ExtractOp::create(nb, nl, source, indices);
+               linalg::YieldOp::create(nb, nl, element);
+             })
+      .getResult(0);
+}
+
+/// An index operand (any integer type) as an in-range `index`: negative
+/// values count from the end, out-of-range values clamp (reading outside a
+/// buffer is never an option).
+Value normalizedIndex(OpBuilder &b, Location loc, Value index, int64_t size) {
+  Value i = arith::IndexCastOp::create(b, loc, b.getIndexType(), index);
+  Value zero = indexConstant(b, loc, 0), n = indexConstant(b, loc, size);
+  Value negative =
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, i, zero);
+  i = arith::SelectOp::create(b, loc, negative,
+                              arith::AddIOp::create(b, loc, i, n), i);
+  i = arith::MaxSIOp::create(b, loc, i, zero);
+  return arith::MinSIOp::create(
+      b, loc, i, indexConstant(b, loc, std::max<int64_t>(size - 1, 0)));
+}
+
+struct SliceLowering : public OpConversionPattern<SliceOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(SliceOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    RankedTensorType type = op.getType();
+    ArrayRef<int64_t> starts = op.getStarts(), steps = op.getSteps();
+    if (llvm::all_of(steps, [](int64_t s) { return s > 0; })) {
+      SmallVector<OpFoldResult> offsets, sizes, strides;
+      for (int64_t d = 0; d < type.getRank(); ++d) {
+        offsets.push_back(rewriter.getIndexAttr(starts[d]));
+        sizes.push_back(rewriter.getIndexAttr(type.getDimSize(d)));
+        strides.push_back(rewriter.getIndexAttr(steps[d]));
+      }
+      rewriter.replaceOp(op, tensor::ExtractSliceOp::create(
+                                 rewriter, loc, type, adaptor.getX(), offsets,
+                                 sizes, strides));
+      return success();
+    }
+    // Negative steps: read x[start + i * step] per dimension.
+    rewriter.replaceOp(
+        op, buildIndexedRead(
+                rewriter, loc, type, adaptor.getX(), {}, {},
+                [&](OpBuilder &b, Location l, ValueRange ivs, ValueRange) {
+                  SmallVector<Value> indices;
+                  for (auto [d, iv] : llvm::enumerate(ivs))
+                    indices.push_back(arith::AddIOp::create(
+                        b, l, indexConstant(b, l, starts[d]),
+                        arith::MulIOp::create(b, l, iv,
+                                              indexConstant(b, l, steps[d]))));
+                  return indices;
+                }));
+    return success();
+  }
+};
+
+struct GatherLowering : public OpConversionPattern<GatherOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(GatherOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    RankedTensorType type = op.getType(), data = typeOf(adaptor.getData());
+    int64_t axis = op.getAxis();
+    int64_t indexRank = typeOf(adaptor.getIndices()).getRank();
+    // The indices tensor is read at the result dims [axis, axis + rank).
+    SmallVector<AffineExpr> exprs;
+    for (int64_t d = 0; d < indexRank; ++d)
+      exprs.push_back(rewriter.getAffineDimExpr(axis + d));
+    AffineMap indexMap = AffineMap::get(type.getRank(), 0, exprs,
+                                        rewriter.getContext());
+    rewriter.replaceOp(
+        op, buildIndexedRead(
+                rewriter, loc, type, adaptor.getData(), {adaptor.getIndices()},
+                {indexMap},
+                [&](OpBuilder &b, Location l, ValueRange ivs, ValueRange args) {
+                  SmallVector<Value> indices(ivs.take_front(axis));
+                  indices.push_back(normalizedIndex(b, l, args[0],
+                                                    data.getDimSize(axis)));
+                  llvm::append_range(indices, ivs.drop_front(axis + indexRank));
+                  return indices;
+                }));
+    return success();
+  }
+};
+
+struct GatherElementsLowering : public OpConversionPattern<GatherElementsOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(GatherElementsOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    RankedTensorType type = op.getType(), data = typeOf(adaptor.getData());
+    int64_t axis = op.getAxis();
+    rewriter.replaceOp(
+        op, buildIndexedRead(
+                rewriter, loc, type, adaptor.getData(), {adaptor.getIndices()},
+                {rewriter.getMultiDimIdentityMap(type.getRank())},
+                [&](OpBuilder &b, Location l, ValueRange ivs, ValueRange args) {
+                  SmallVector<Value> indices(ivs);
+                  indices[axis] =
+                      normalizedIndex(b, l, args[0], data.getDimSize(axis));
+                  return indices;
+                }));
+    return success();
+  }
+};
+
+struct ExpandLowering : public OpConversionPattern<ExpandOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(ExpandOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    rewriter.replaceOp(
+        op, buildElementwise(rewriter, op.getLoc(), op.getType(),
+                             {adaptor.getX()},
+                             [](OpBuilder &, Location, ValueRange args) {
+                               return args[0];
+                             }));
+    return success();
+  }
+};
+
+struct TileLowering : public OpConversionPattern<TileOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(TileOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    RankedTensorType input = typeOf(adaptor.getX());
+    rewriter.replaceOp(
+        op, buildIndexedRead(
+                rewriter, op.getLoc(), op.getType(), adaptor.getX(), {}, {},
+                [&](OpBuilder &b, Location l, ValueRange ivs, ValueRange) {
+                  SmallVector<Value> indices;
+                  for (auto [d, iv] : llvm::enumerate(ivs))
+                    indices.push_back(arith::RemUIOp::create(
+                        b, l, iv,
+                        indexConstant(b, l, std::max<int64_t>(
+                                                input.getDimSize(d), 1))));
+                  return indices;
+                }));
+    return success();
+  }
+};
+
+struct PadLowering : public OpConversionPattern<PadOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(PadOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    RankedTensorType type = op.getType(), input = typeOf(adaptor.getX());
+    int64_t rank = input.getRank();
+    ArrayRef<int64_t> pads = op.getPads();
+    if (op.getMode() == PadMode::Constant) {
+      SmallVector<OpFoldResult> low, high;
+      for (int64_t d = 0; d < rank; ++d) {
+        low.push_back(rewriter.getIndexAttr(pads[d]));
+        high.push_back(rewriter.getIndexAttr(pads[rank + d]));
+      }
+      Value value = scalarConstant(rewriter, loc, type.getElementType(),
+                                   op.getValue().convertToDouble());
+      rewriter.replaceOp(op, tensor::PadOp::create(rewriter, loc, type,
+                                                   adaptor.getX(), low, high,
+                                                   value));
+      return success();
+    }
+    bool reflect = op.getMode() == PadMode::Reflect;
+    rewriter.replaceOp(
+        op, buildIndexedRead(
+                rewriter, loc, type, adaptor.getX(), {}, {},
+                [&](OpBuilder &b, Location l, ValueRange ivs, ValueRange) {
+                  SmallVector<Value> indices;
+                  for (auto [d, iv] : llvm::enumerate(ivs)) {
+                    int64_t n = input.getDimSize(d);
+                    Value zero = indexConstant(b, l, 0),
+                          last = indexConstant(b, l, n - 1);
+                    Value src = arith::SubIOp::create(
+                        b, l, iv, indexConstant(b, l, pads[d]));
+                    if (reflect) {
+                      // -src before the start, 2(n-1) - src past the end.
+                      Value before = arith::CmpIOp::create(
+                          b, l, arith::CmpIPredicate::slt, src, zero);
+                      src = arith::SelectOp::create(
+                          b, l, before, arith::SubIOp::create(b, l, zero, src),
+                          src);
+                      Value after = arith::CmpIOp::create(
+                          b, l, arith::CmpIPredicate::sgt, src, last);
+                      src = arith::SelectOp::create(
+                          b, l, after,
+                          arith::SubIOp::create(
+                              b, l, indexConstant(b, l, 2 * (n - 1)), src),
+                          src);
+                    }
+                    src = arith::MaxSIOp::create(b, l, src, zero);
+                    indices.push_back(arith::MinSIOp::create(b, l, src, last));
+                  }
+                  return indices;
+                }));
+    return success();
+  }
+};
+
+StringRef typeSuffix(Type type) {
+  if (type.isF32())
+    return "f32";
+  if (type.isF64())
+    return "f64";
+  if (type.isInteger(32))
+    return "i32";
+  if (type.isInteger(64))
+    return "i64";
+  return "";
+}
+
+/// [outer, n, inner] around `axis` of `type`.
+std::array<int64_t, 3> aroundAxis(RankedTensorType type, int64_t axis) {
+  int64_t outer = 1, inner = 1;
+  for (int64_t d = 0; d < axis; ++d)
+    outer *= type.getDimSize(d);
+  for (int64_t d = axis + 1; d < type.getRank(); ++d)
+    inner *= type.getDimSize(d);
+  return {outer, type.getDimSize(axis), inner};
+}
+
+struct CumSumLowering : public OpConversionPattern<CumSumOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(CumSumOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    RankedTensorType type = op.getType();
+    StringRef suffix = typeSuffix(type.getElementType());
+    if (suffix.empty())
+      return rewriter.notifyMatchFailure(op, "unsupported element type");
+    auto [outer, n, inner] = aroundAxis(type, op.getAxis());
+    rewriter.replaceOp(
+        op, buildLibraryCall(rewriter, op.getLoc(),
+                             ("oneflow_cumsum_" + suffix).str(),
+                             {adaptor.getX()}, {type},
+                             {outer, n, inner, op.getExclusive(),
+                              op.getReverse()}));
+    return success();
+  }
+};
+
+struct TopKLowering : public OpConversionPattern<TopKOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(TopKOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    RankedTensorType type = typeOf(adaptor.getX());
+    StringRef suffix = typeSuffix(type.getElementType());
+    if (suffix.empty())
+      return rewriter.notifyMatchFailure(op, "unsupported element type");
+    auto [outer, n, inner] = aroundAxis(type, op.getAxis());
+    rewriter.replaceOp(
+        op, buildLibraryCall(rewriter, op.getLoc(),
+                             ("oneflow_topk_" + suffix).str(), {adaptor.getX()},
+                             {op.getValues().getType(),
+                              op.getIndices().getType()},
+                             {outer, n, inner, (int64_t)op.getK(),
+                              op.getSmallest(), op.getSorted()}));
+    return success();
+  }
+};
+
+/// Pads the NCHW input for a pooling window: the explicit pads, plus what
+/// ceil mode needs at the end so that the last window fits.
+Value padForPooling(OpBuilder &b, Location loc, Value x,
+                    RankedTensorType resultType, ArrayRef<int64_t> kernel,
+                    ArrayRef<int64_t> strides, ArrayRef<int64_t> dilations,
+                    ArrayRef<int64_t> pads, TypedAttr fill) {
+  RankedTensorType type = typeOf(x);
+  SmallVector<int64_t> low = {0, 0, pads[0], pads[1]};
+  SmallVector<int64_t> high = {0, 0, pads[2], pads[3]};
+  for (int d = 0; d < 2; ++d) {
+    int64_t needed = (resultType.getDimSize(2 + d) - 1) * strides[d] +
+                     dilations[d] * (kernel[d] - 1) + 1;
+    int64_t have = type.getDimSize(2 + d) + low[2 + d] + high[2 + d];
+    if (needed > have)
+      high[2 + d] += needed - have;
+  }
+  if (llvm::all_of(low, [](int64_t p) { return p == 0; }) &&
+      llvm::all_of(high, [](int64_t p) { return p == 0; }))
+    return x;
+  SmallVector<int64_t> shape(type.getShape());
+  for (int d = 0; d < 4; ++d)
+    shape[d] += low[d] + high[d];
+  SmallVector<OpFoldResult> lowAttr, highAttr;
+  for (int d = 0; d < 4; ++d) {
+    lowAttr.push_back(b.getIndexAttr(low[d]));
+    highAttr.push_back(b.getIndexAttr(high[d]));
+  }
+  Value value = arith::ConstantOp::create(b, loc, fill);
+  return tensor::PadOp::create(
+      b, loc, RankedTensorType::get(shape, type.getElementType()), x, lowAttr,
+      highAttr, value);
+}
+
+struct MaxPoolLowering : public OpConversionPattern<MaxPool2DOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(MaxPool2DOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    RankedTensorType type = op.getType();
+    Type element = type.getElementType();
+    Value padded = padForPooling(rewriter, loc, adaptor.getX(), type,
+                                 op.getKernel(), op.getStrides(),
+                                 op.getDilations(), op.getPads(),
+                                 lowestValue(element));
+    Value window = emptyTensor(
+        rewriter, loc, RankedTensorType::get(op.getKernel(), element));
+    Value init = filledTensor(rewriter, loc, type, lowestValue(element));
+    auto pool = linalg::PoolingNchwMaxOp::create(
+        rewriter, loc, TypeRange{type}, ValueRange{padded, window},
+        ValueRange{init},
+        {rewriter.getNamedAttr("strides",
+                               rewriter.getI64VectorAttr(op.getStrides())),
+         rewriter.getNamedAttr("dilations",
+                               rewriter.getI64VectorAttr(op.getDilations()))});
+    rewriter.replaceOp(op, pool.getResult(0));
+    return success();
+  }
+};
+
+struct AvgPoolLowering : public OpConversionPattern<AvgPool2DOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(AvgPool2DOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    RankedTensorType type = op.getType(), input = typeOf(adaptor.getX());
+    Type element = type.getElementType();
+    ArrayRef<int64_t> kernel = op.getKernel(), strides = op.getStrides(),
+                      pads = op.getPads();
+    SmallVector<int64_t> dilations = {1, 1};
+    Value padded = padForPooling(rewriter, loc, adaptor.getX(), type, kernel,
+                                 strides, dilations, pads,
+                                 rewriter.getZeroAttr(element));
+    Value window =
+        emptyTensor(rewriter, loc, RankedTensorType::get(kernel, element));
+    Value init = filledTensor(rewriter, loc, type, rewriter.getZeroAttr(element));
+    Value sum =
+        linalg::PoolingNchwSumOp::create(
+            rewriter, loc, TypeRange{type}, ValueRange{padded, window},
+            ValueRange{init},
+            {rewriter.getNamedAttr("strides", rewriter.getI64VectorAttr(strides)),
+             rewriter.getNamedAttr("dilations",
+                                   rewriter.getI64VectorAttr(dilations))})
+            .getResult(0);
+    // The divisor of each output position depends only on shapes: count
+    // the window's elements inside the input (and inside the explicit pads
+    // with count_include_pad), at compile time.
+    int64_t outH = type.getDimSize(2), outW = type.getDimSize(3);
+    int64_t h = input.getDimSize(2), w = input.getDimSize(3);
+    bool includePad = op.getCountIncludePad();
+    SmallVector<double> divisors;
+    for (int64_t i = 0; i < outH; ++i) {
+      for (int64_t j = 0; j < outW; ++j) {
+        int64_t r0 = i * strides[0] - pads[0], c0 = j * strides[1] - pads[1];
+        int64_t rLo = includePad ? -pads[0] : 0, rHi = includePad ? h + pads[2] : h;
+        int64_t cLo = includePad ? -pads[1] : 0, cHi = includePad ? w + pads[3] : w;
+        int64_t rows = std::min(r0 + kernel[0], rHi) - std::max(r0, rLo);
+        int64_t cols = std::min(c0 + kernel[1], cHi) - std::max(c0, cLo);
+        divisors.push_back(1.0 / std::max<int64_t>(rows * cols, 1));
+      }
+    }
+    auto divisorType = RankedTensorType::get({outH, outW}, element);
+    SmallVector<Attribute> values;
+    for (double v : divisors)
+      values.push_back(rewriter.getFloatAttr(element, v));
+    Value scale = arith::ConstantOp::create(
+        rewriter, loc, DenseElementsAttr::get(divisorType, values));
+    rewriter.replaceOp(op, buildElementwise(
+                               rewriter, loc, type, {sum, scale},
+                               [](OpBuilder &b, Location l, ValueRange args) {
+                                 return arith::MulFOp::create(b, l, args[0],
+                                                              args[1])
+                                     .getResult();
+                               }));
+    return success();
+  }
+};
+
+} // namespace
+
+void lowering::populateDataMovementPatterns(RewritePatternSet &patterns) {
+  patterns.add<ReshapeLowering<ReshapeOp>, ReshapeLowering<FlattenOp>,
+               ReshapeLowering<SqueezeOp>, ReshapeLowering<UnsqueezeOp>,
+               TransposeLowering, ConcatLowering, SplitLowering, SliceLowering,
+               GatherLowering, GatherElementsLowering, ExpandLowering,
+               TileLowering, PadLowering, CumSumLowering, TopKLowering,
+               MaxPoolLowering, AvgPoolLowering>(patterns.getContext());
+}

@@ -1,0 +1,172 @@
+//===- Linalg.cpp - Matmul and convolutions -------------------------------===//
+//
+// f32/f64 matmuls and convolutions call the OneFlow kernel library (BLAS
+// GEMM; convolutions as im2col + GEMM); other element types use
+// linalg.matmul on materialized transposes.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Lowering.h"
+
+using namespace mlir;
+using namespace mlir::oneflow;
+using namespace mlir::oneflow::lowering;
+
+namespace {
+
+RankedTensorType typeOf(Value v) { return cast<RankedTensorType>(v.getType()); }
+
+/// The library suffix of a BLAS element type, or "" when BLAS has none.
+StringRef blasSuffix(Type type) {
+  if (type.isF32())
+    return "f32";
+  if (type.isF64())
+    return "f64";
+  return "";
+}
+
+Value transpose2D(OpBuilder &b, Location loc, Value value) {
+  RankedTensorType type = typeOf(value);
+  auto resultType = RankedTensorType::get(
+      {type.getDimSize(1), type.getDimSize(0)}, type.getElementType());
+  return linalg::TransposeOp::create(b, loc, value,
+                                     emptyTensor(b, loc, resultType),
+                                     ArrayRef<int64_t>{1, 0})
+      .getResult()[0];
+}
+
+struct MatmulLowering : public OpConversionPattern<MatmulOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(MatmulOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    RankedTensorType resultType = op.getC().getType();
+    StringRef suffix = blasSuffix(resultType.getElementType());
+    Value a = adaptor.getA(), b = adaptor.getB();
+    int64_t m = resultType.getDimSize(0), n = resultType.getDimSize(1);
+    int64_t k = op.getTransposeA() ? typeOf(a).getDimSize(0)
+                                   : typeOf(a).getDimSize(1);
+    if (!suffix.empty()) {
+      rewriter.replaceOp(
+          op, buildLibraryCall(rewriter, loc, ("oneflow_gemm_" + suffix).str(),
+                               {a, b}, {resultType},
+                               {m, n, k, op.getTransposeA(),
+                                op.getTransposeB()}));
+      return success();
+    }
+    if (op.getTransposeA())
+      a = transpose2D(rewriter, loc, a);
+    if (op.getTransposeB())
+      b = transpose2D(rewriter, loc, b);
+    Value zero = filledTensor(rewriter, loc, resultType,
+                              rewriter.getZeroAttr(resultType.getElementType()));
+    rewriter.replaceOp(op, linalg::MatmulOp::create(rewriter, loc,
+                                                    ValueRange{a, b},
+                                                    ValueRange{zero})
+                               .getResult(0));
+    return success();
+  }
+};
+
+/// Broadcasts `value` to `shape` (numpy rules), materialized.
+Value broadcastTo(OpBuilder &b, Location loc, Value value,
+                  ArrayRef<int64_t> shape) {
+  RankedTensorType type = typeOf(value);
+  if (type.getShape() == shape)
+    return value;
+  return buildElementwise(
+      b, loc, RankedTensorType::get(shape, type.getElementType()), {value},
+      [](OpBuilder &, Location, ValueRange args) { return args[0]; });
+}
+
+struct BatchMatmulLowering : public OpConversionPattern<BatchMatmulOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(BatchMatmulOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    RankedTensorType resultType = op.getC().getType();
+    StringRef suffix = blasSuffix(resultType.getElementType());
+    if (suffix.empty())
+      return rewriter.notifyMatchFailure(
+          op, "batch_matmul is lowered for f32 and f64 only");
+    Value a = adaptor.getA(), b = adaptor.getB();
+    int64_t rank = resultType.getRank();
+    ArrayRef<int64_t> batchShape = resultType.getShape().drop_back(2);
+    int64_t batch = 1;
+    for (int64_t d : batchShape)
+      batch *= d;
+    int64_t m = resultType.getDimSize(rank - 2),
+            n = resultType.getDimSize(rank - 1);
+    RankedTensorType aType = typeOf(a);
+    int64_t k = op.getTransposeA() ? aType.getDimSize(aType.getRank() - 2)
+                                   : aType.getDimSize(aType.getRank() - 1);
+    // An operand whose batch dims are all 1 is shared by every batch (stride
+    // 0); otherwise it is broadcast to the full batch shape.
+    auto prepare = [&](Value operand, int64_t &stride) {
+      RankedTensorType type = typeOf(operand);
+      ArrayRef<int64_t> matrix = type.getShape().take_back(2);
+      int64_t own = 1;
+      for (int64_t d : type.getShape().drop_back(2))
+        own *= d;
+      if (own == 1) {
+        stride = 0;
+        return operand;
+      }
+      SmallVector<int64_t> full(batchShape);
+      full.append(matrix.begin(), matrix.end());
+      stride = matrix[0] * matrix[1];
+      return broadcastTo(rewriter, loc, operand, full);
+    };
+    int64_t strideA, strideB;
+    a = prepare(a, strideA);
+    b = prepare(b, strideB);
+    rewriter.replaceOp(
+        op, buildLibraryCall(rewriter, loc,
+                             ("oneflow_batch_gemm_" + suffix).str(), {a, b},
+                             {resultType},
+                             {batch, m, n, k, op.getTransposeA(),
+                              op.getTransposeB(), strideA, strideB}));
+    return success();
+  }
+};
+
+template <typename OpTy>
+struct ConvLowering : public OpConversionPattern<OpTy> {
+  using OpConversionPattern<OpTy>::OpConversionPattern;
+  using OpAdaptor = typename OpTy::Adaptor;
+  LogicalResult
+  matchAndRewrite(OpTy op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    RankedTensorType resultType = op.getY().getType();
+    StringRef suffix = blasSuffix(resultType.getElementType());
+    if (suffix.empty())
+      return rewriter.notifyMatchFailure(
+          op, "convolutions are lowered for f32 and f64 only");
+    constexpr bool transposed = std::is_same_v<OpTy, ConvTranspose2DOp>;
+    RankedTensorType x = typeOf(adaptor.getX()), w = typeOf(adaptor.getWeight());
+    ArrayRef<int64_t> strides = op.getStrides(), pads = op.getPads(),
+                      dilations = op.getDilations();
+    SmallVector<int64_t> scalars = {
+        x.getDimSize(0), x.getDimSize(1), x.getDimSize(2), x.getDimSize(3),
+        resultType.getDimSize(1), w.getDimSize(2), w.getDimSize(3),
+        resultType.getDimSize(2), resultType.getDimSize(3), strides[0],
+        strides[1], pads[0], pads[1], dilations[0], dilations[1],
+        (int64_t)op.getGroups()};
+    StringRef name = transposed ? "oneflow_conv_transpose2d_" : "oneflow_conv2d_";
+    rewriter.replaceOp(
+        op, buildLibraryCall(rewriter, op.getLoc(), (name + suffix).str(),
+                             {adaptor.getX(), adaptor.getWeight(),
+                              adaptor.getBias()},
+                             {resultType}, scalars));
+    return success();
+  }
+};
+
+} // namespace
+
+void lowering::populateLinalgPatterns(RewritePatternSet &patterns) {
+  patterns.add<MatmulLowering, BatchMatmulLowering, ConvLowering<Conv2DOp>,
+               ConvLowering<ConvTranspose2DOp>>(patterns.getContext());
+}

@@ -1,0 +1,262 @@
+//===- Lowering.cpp - Helpers and the convert-oneflow-to-linalg pass ------===//
+
+#include "Lowering.h"
+
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/IR/SymbolTable.h"
+
+namespace mlir {
+namespace oneflow {
+#define GEN_PASS_DEF_CONVERTONEFLOWTOLINALG
+#include "oneflow/Conversion/Passes.h.inc"
+} // namespace oneflow
+} // namespace mlir
+
+using namespace mlir;
+using namespace mlir::oneflow;
+using namespace mlir::oneflow::lowering;
+
+Value lowering::emptyTensor(OpBuilder &b, Location loc,
+                            RankedTensorType type) {
+  return tensor::EmptyOp::create(b, loc, type.getShape(),
+                                 type.getElementType());
+}
+
+Value lowering::scalarConstant(OpBuilder &b, Location loc, Type type,
+                               double value) {
+  if (auto floatType = dyn_cast<FloatType>(type))
+    return arith::ConstantOp::create(b, loc, b.getFloatAttr(floatType, value));
+  return arith::ConstantOp::create(b, loc,
+                                   b.getIntegerAttr(type, (int64_t)value));
+}
+
+Value lowering::filledTensor(OpBuilder &b, Location loc,
+                             RankedTensorType type, TypedAttr value) {
+  Value scalar = arith::ConstantOp::create(b, loc, value);
+  return linalg::FillOp::create(b, loc, scalar, emptyTensor(b, loc, type))
+      .getResult(0);
+}
+
+TypedAttr lowering::lowestValue(Type type) {
+  if (auto floatType = dyn_cast<FloatType>(type))
+    return FloatAttr::get(
+        type, APFloat::getInf(floatType.getFloatSemantics(), true));
+  unsigned width = type.getIntOrFloatBitWidth();
+  return IntegerAttr::get(type, width == 1 ? APInt(1, 0)
+                                           : APInt::getSignedMinValue(width));
+}
+
+TypedAttr lowering::highestValue(Type type) {
+  if (auto floatType = dyn_cast<FloatType>(type))
+    return FloatAttr::get(
+        type, APFloat::getInf(floatType.getFloatSemantics(), false));
+  unsigned width = type.getIntOrFloatBitWidth();
+  return IntegerAttr::get(type, width == 1 ? APInt(1, 1)
+                                           : APInt::getSignedMaxValue(width));
+}
+
+/// The map from the result's iteration space to an operand broadcast into
+/// it: a dimension of size 1 stretched over a larger one reads index 0.
+static AffineMap broadcastMap(MLIRContext *context, RankedTensorType operand,
+                              ArrayRef<int64_t> resultShape) {
+  int64_t rank = resultShape.size(), offset = rank - operand.getRank();
+  SmallVector<AffineExpr> exprs;
+  for (auto [dim, size] : llvm::enumerate(operand.getShape())) {
+    int64_t target = dim + offset;
+    exprs.push_back(size == 1 && resultShape[target] != 1
+                        ? getAffineConstantExpr(0, context)
+                        : getAffineDimExpr(target, context));
+  }
+  return AffineMap::get(rank, 0, exprs, context);
+}
+
+Value lowering::buildElementwise(OpBuilder &b, Location loc,
+                                 RankedTensorType resultType,
+                                 ValueRange operands, ScalarBuilder body) {
+  MLIRContext *context = b.getContext();
+  SmallVector<AffineMap> maps;
+  for (Value operand : operands)
+    maps.push_back(broadcastMap(
+        context, cast<RankedTensorType>(operand.getType()),
+        resultType.getShape()));
+  maps.push_back(b.getMultiDimIdentityMap(resultType.getRank()));
+  SmallVector<utils::IteratorType> iterators(resultType.getRank(),
+                                             utils::IteratorType::parallel);
+  auto generic = linalg::GenericOp::create(
+      b, loc, TypeRange{resultType}, operands,
+      ValueRange{emptyTensor(b, loc, resultType)}, maps, iterators,
+      [&](OpBuilder &nested, Location nestedLoc, ValueRange args) {
+        Value result = body(nested, nestedLoc, args.drop_back());
+        linalg::YieldOp::create(nested, nestedLoc, result);
+      });
+  return generic.getResult(0);
+}
+
+Value lowering::buildReduction(OpBuilder &b, Location loc, Value input,
+                               ArrayRef<int64_t> axes, TypedAttr init,
+                               ScalarBuilder combine) {
+  MLIRContext *context = b.getContext();
+  auto inputType = cast<RankedTensorType>(input.getType());
+  int64_t rank = inputType.getRank();
+  SmallVector<int64_t> shape;
+  SmallVector<AffineExpr> resultExprs;
+  SmallVector<utils::IteratorType> iterators;
+  for (int64_t d = 0; d < rank; ++d) {
+    bool reduced = llvm::is_contained(axes, d);
+    iterators.push_back(reduced ? utils::IteratorType::reduction
+                                : utils::IteratorType::parallel);
+    if (!reduced) {
+      shape.push_back(inputType.getDimSize(d));
+      resultExprs.push_back(getAffineDimExpr(d, context));
+    }
+  }
+  auto resultType = RankedTensorType::get(shape, inputType.getElementType());
+  SmallVector<AffineMap> maps = {
+      b.getMultiDimIdentityMap(rank),
+      AffineMap::get(rank, 0, resultExprs, context)};
+  auto generic = linalg::GenericOp::create(
+      b, loc, TypeRange{resultType}, ValueRange{input},
+      ValueRange{filledTensor(b, loc, resultType, init)}, maps, iterators,
+      [&](OpBuilder &nested, Location nestedLoc, ValueRange args) {
+        linalg::YieldOp::create(nested, nestedLoc,
+                                combine(nested, nestedLoc, args));
+      });
+  return generic.getResult(0);
+}
+
+Value lowering::reshapeTensor(OpBuilder &b, Location loc, Value input,
+                              RankedTensorType resultType) {
+  auto inputType = cast<RankedTensorType>(input.getType());
+  if (inputType == resultType)
+    return input;
+  // Collapse to 1-D (or 0-D) and expand back out: both are static and
+  // always valid for a contiguous row-major tensor.
+  auto collapseAll = [&](Value value, RankedTensorType type) -> Value {
+    if (type.getRank() <= 1)
+      return value;
+    ReassociationIndices all =
+        llvm::to_vector(llvm::seq<int64_t>(0, type.getRank()));
+    return tensor::CollapseShapeOp::create(b, loc, value,
+                                           ArrayRef<ReassociationIndices>{all});
+  };
+  Value flat = collapseAll(input, inputType);
+  auto flatType = cast<RankedTensorType>(flat.getType());
+  if (resultType.getRank() == 0 || flatType.getRank() == 0) {
+    // Rank-0 on either side: collapse or expand through an empty
+    // reassociation.
+    if (resultType.getRank() == 0)
+      return tensor::CollapseShapeOp::create(
+          b, loc, resultType, flat, ArrayRef<ReassociationIndices>{});
+    Value one = tensor::ExpandShapeOp::create(
+        b, loc, RankedTensorType::get({1}, resultType.getElementType()),
+        flat, ArrayRef<ReassociationIndices>{});
+    flat = one;
+  }
+  if (resultType.getRank() == 1)
+    return flat;
+  ReassociationIndices all =
+      llvm::to_vector(llvm::seq<int64_t>(0, resultType.getRank()));
+  return tensor::ExpandShapeOp::create(b, loc, resultType, flat,
+                                       ArrayRef<ReassociationIndices>{all});
+}
+
+SmallVector<Value> lowering::buildLibraryCall(OpBuilder &b, Location loc,
+                                              StringRef symbol,
+                                              ValueRange inputs,
+                                              TypeRange resultTypes,
+                                              ArrayRef<int64_t> scalars) {
+  Type i64 = b.getI64Type();
+  auto addressOf = [&](Value memref) -> Value {
+    Value index =
+        memref::ExtractAlignedPointerAsIndexOp::create(b, loc, memref);
+    return arith::IndexCastOp::create(b, loc, i64, index);
+  };
+  SmallVector<Value> args;
+  for (Value input : inputs) {
+    // An absent optional input (e.g. a bias) is a null pointer.
+    if (!input) {
+      args.push_back(arith::ConstantOp::create(b, loc, b.getI64IntegerAttr(0)));
+      continue;
+    }
+    auto type = cast<RankedTensorType>(input.getType());
+    auto memrefType =
+        MemRefType::get(type.getShape(), type.getElementType());
+    Value buffer = bufferization::ToBufferOp::create(b, loc, memrefType, input,
+                                                     /*read_only=*/true);
+    args.push_back(addressOf(buffer));
+  }
+  SmallVector<Value> buffers;
+  for (Type resultType : resultTypes) {
+    auto type = cast<RankedTensorType>(resultType);
+    auto memrefType =
+        MemRefType::get(type.getShape(), type.getElementType());
+    Value buffer = memref::AllocOp::create(b, loc, memrefType,
+                                           b.getI64IntegerAttr(64));
+    buffers.push_back(buffer);
+    args.push_back(addressOf(buffer));
+  }
+  for (int64_t scalar : scalars)
+    args.push_back(arith::ConstantOp::create(b, loc, b.getI64IntegerAttr(scalar)));
+
+  // Declare the library function once per module.
+  auto module = b.getInsertionBlock()->getParentOp()->getParentOfType<ModuleOp>();
+  auto callee = module.lookupSymbol<func::FuncOp>(symbol);
+  if (!callee) {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(module.getBody());
+    callee = func::FuncOp::create(
+        b, loc, symbol,
+        b.getFunctionType(SmallVector<Type>(args.size(), i64), {}));
+    callee.setPrivate();
+  }
+  func::CallOp::create(b, loc, callee, args);
+
+  SmallVector<Value> results;
+  for (auto [buffer, resultType] : llvm::zip(buffers, resultTypes))
+    results.push_back(bufferization::ToTensorOp::create(
+        b, loc, resultType, buffer, /*restrict=*/true, /*writable=*/true));
+  return results;
+}
+
+namespace {
+
+/// oneflow.constant -> arith.constant.
+struct ConstantLowering : public OpConversionPattern<ConstantOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(ConstantOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    auto value = dyn_cast<TypedAttr>(op.getValue());
+    if (!value)
+      return rewriter.notifyMatchFailure(op, "untyped constant");
+    rewriter.replaceOpWithNewOp<arith::ConstantOp>(op, value);
+    return success();
+  }
+};
+
+struct ConvertOneFlowToLinalgPass
+    : public oneflow::impl::ConvertOneFlowToLinalgBase<
+          ConvertOneFlowToLinalgPass> {
+  void runOnOperation() override {
+    MLIRContext *context = &getContext();
+    ConversionTarget target(*context);
+    target.addIllegalDialect<OneFlowDialect>();
+    // Variables are the plan's persistent registers, not kernel code.
+    target.addLegalOp<VariableOp>();
+    target.addLegalDialect<arith::ArithDialect, bufferization::BufferizationDialect,
+                           func::FuncDialect, linalg::LinalgDialect,
+                           math::MathDialect, memref::MemRefDialect,
+                           scf::SCFDialect, tensor::TensorDialect>();
+    RewritePatternSet patterns(context);
+    patterns.add<ConstantLowering>(context);
+    populateElementwisePatterns(patterns);
+    populateLinalgPatterns(patterns);
+    populateReductionPatterns(patterns);
+    populateDataMovementPatterns(patterns);
+    if (failed(applyPartialConversion(getOperation(), target,
+                                      std::move(patterns))))
+      signalPassFailure();
+  }
+};
+} // namespace

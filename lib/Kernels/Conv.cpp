@@ -1,0 +1,160 @@
+//===- Conv.cpp - Convolutions as im2col + GEMM ---------------------------===//
+//
+// conv2d: per image and group, unfold the input windows into a
+// [C/g * kh * kw, OH * OW] matrix and multiply by the [O/g, C/g * kh * kw]
+// weights. conv_transpose2d is its adjoint: multiply, then fold (col2im)
+// with accumulation.
+//
+//===----------------------------------------------------------------------===//
+
+#include "KernelABI.h"
+
+#include <algorithm>
+#include <cstring>
+#include <vector>
+
+using namespace oneflow::kernels;
+
+namespace oneflow::kernels {
+void gemmF32(const float *a, const float *b, float *c, int64_t m, int64_t n,
+             int64_t k, bool ta, bool tb, float beta);
+void gemmF64(const double *a, const double *b, double *c, int64_t m,
+             int64_t n, int64_t k, bool ta, bool tb, double beta);
+} // namespace oneflow::kernels
+
+namespace {
+
+void gemm(const float *a, const float *b, float *c, int64_t m, int64_t n,
+          int64_t k, bool ta, bool tb, float beta) {
+  gemmF32(a, b, c, m, n, k, ta, tb, beta);
+}
+void gemm(const double *a, const double *b, double *c, int64_t m, int64_t n,
+          int64_t k, bool ta, bool tb, double beta) {
+  gemmF64(a, b, c, m, n, k, ta, tb, beta);
+}
+
+struct ConvShape {
+  int64_t n, c, h, w, o, kh, kw, oh, ow, sh, sw, pt, pl, dh, dw, groups;
+};
+
+/// The input pixel a window element reads, or -1 in the padding.
+inline int64_t source(int64_t out, int64_t k, int64_t stride, int64_t pad,
+                      int64_t dilation, int64_t size) {
+  int64_t in = out * stride - pad + k * dilation;
+  return in >= 0 && in < size ? in : -1;
+}
+
+template <typename T>
+void im2col(const T *image, T *cols, const ConvShape &s, int64_t channels) {
+  for (int64_t c = 0; c < channels; ++c)
+    for (int64_t i = 0; i < s.kh; ++i)
+      for (int64_t j = 0; j < s.kw; ++j) {
+        T *row = cols + ((c * s.kh + i) * s.kw + j) * s.oh * s.ow;
+        for (int64_t y = 0; y < s.oh; ++y) {
+          int64_t iy = source(y, i, s.sh, s.pt, s.dh, s.h);
+          for (int64_t x = 0; x < s.ow; ++x) {
+            int64_t ix = source(x, j, s.sw, s.pl, s.dw, s.w);
+            row[y * s.ow + x] =
+                iy >= 0 && ix >= 0 ? image[(c * s.h + iy) * s.w + ix] : T(0);
+          }
+        }
+      }
+}
+
+/// The adjoint of im2col: accumulates columns back into the image.
+template <typename T>
+void col2im(const T *cols, T *image, const ConvShape &s, int64_t channels) {
+  for (int64_t c = 0; c < channels; ++c)
+    for (int64_t i = 0; i < s.kh; ++i)
+      for (int64_t j = 0; j < s.kw; ++j) {
+        const T *row = cols + ((c * s.kh + i) * s.kw + j) * s.oh * s.ow;
+        for (int64_t y = 0; y < s.oh; ++y) {
+          int64_t iy = source(y, i, s.sh, s.pt, s.dh, s.h);
+          if (iy < 0)
+            continue;
+          for (int64_t x = 0; x < s.ow; ++x) {
+            int64_t ix = source(x, j, s.sw, s.pl, s.dw, s.w);
+            if (ix >= 0)
+              image[(c * s.h + iy) * s.w + ix] += row[y * s.ow + x];
+          }
+        }
+      }
+}
+
+template <typename T>
+void addBias(T *y, const T *bias, int64_t n, int64_t o, int64_t pixels) {
+  if (!bias)
+    return;
+  for (int64_t b = 0; b < n; ++b)
+    for (int64_t c = 0; c < o; ++c)
+      std::for_each(y + (b * o + c) * pixels, y + (b * o + c + 1) * pixels,
+                    [&](T &v) { v += bias[c]; });
+}
+
+template <typename T>
+void conv2d(const T *x, const T *w, const T *bias, T *y, const ConvShape &s) {
+  int64_t cg = s.c / s.groups, og = s.o / s.groups;
+  int64_t patch = cg * s.kh * s.kw, pixels = s.oh * s.ow;
+  std::vector<T> cols(patch * pixels);
+  for (int64_t b = 0; b < s.n; ++b)
+    for (int64_t g = 0; g < s.groups; ++g) {
+      im2col(x + (b * s.c + g * cg) * s.h * s.w, cols.data(), s, cg);
+      // y[og, pixels] = w[og, patch] * cols[patch, pixels]
+      gemm(w + g * og * patch, cols.data(), y + (b * s.o + g * og) * pixels,
+           og, pixels, patch, false, false, T(0));
+    }
+  addBias(y, bias, s.n, s.o, pixels);
+}
+
+/// x: [N, C, H, W] (the conv's output side), w: [C, O/g, kh, kw],
+/// y: [N, O, OH, OW] (the conv's input side).
+template <typename T>
+void convTranspose2d(const T *x, const T *w, const T *bias, T *y,
+                     const ConvShape &s) {
+  int64_t cg = s.c / s.groups, og = s.o / s.groups;
+  int64_t patch = og * s.kh * s.kw, pixels = s.h * s.w;
+  // The adjoint conv maps y (as its input) to x (as its output).
+  ConvShape adj = s;
+  adj.h = s.oh;
+  adj.w = s.ow;
+  adj.oh = s.h;
+  adj.ow = s.w;
+  std::vector<T> cols(patch * pixels);
+  std::fill(y, y + s.n * s.o * s.oh * s.ow, T(0));
+  for (int64_t b = 0; b < s.n; ++b)
+    for (int64_t g = 0; g < s.groups; ++g) {
+      // cols[patch, pixels] = w_g^T[patch, cg] * x_g[cg, pixels]
+      gemm(w + g * cg * patch, x + (b * s.c + g * cg) * pixels, cols.data(),
+           patch, pixels, cg, true, false, T(0));
+      col2im(cols.data(), y + (b * s.o + g * og) * s.oh * s.ow, adj, og);
+    }
+  addBias(y, bias, s.n, s.o, s.oh * s.ow);
+}
+
+
+} // namespace
+
+#define CONV_ARGS                                                              \
+  int64_t x, int64_t w, int64_t bias, int64_t y, int64_t n, int64_t c,         \
+      int64_t h, int64_t wd, int64_t o, int64_t kh, int64_t kw, int64_t oh,    \
+      int64_t ow, int64_t sh, int64_t sw, int64_t pt, int64_t pl, int64_t dh,  \
+      int64_t dw, int64_t groups
+#define CONV_SHAPE                                                             \
+  ConvShape { n, c, h, wd, o, kh, kw, oh, ow, sh, sw, pt, pl, dh, dw, groups }
+
+ONEFLOW_KERNEL void oneflow_conv2d_f32(CONV_ARGS) {
+  conv2d(ptr<float>(x), ptr<float>(w), ptr<float>(bias), ptr<float>(y),
+         CONV_SHAPE);
+}
+ONEFLOW_KERNEL void oneflow_conv2d_f64(CONV_ARGS) {
+  conv2d(ptr<double>(x), ptr<double>(w), ptr<double>(bias), ptr<double>(y),
+         CONV_SHAPE);
+}
+ONEFLOW_KERNEL void oneflow_conv_transpose2d_f32(CONV_ARGS) {
+  convTranspose2d(ptr<float>(x), ptr<float>(w), ptr<float>(bias),
+                  ptr<float>(y), CONV_SHAPE);
+}
+ONEFLOW_KERNEL void oneflow_conv_transpose2d_f64(CONV_ARGS) {
+  convTranspose2d(ptr<double>(x), ptr<double>(w), ptr<double>(bias),
+                  ptr<double>(y), CONV_SHAPE);
+}

@@ -1,0 +1,71 @@
+//===- Gemm.cpp - Matrix products through BLAS ----------------------------===//
+
+#include "KernelABI.h"
+
+#include <cblas.h>
+
+using namespace oneflow::kernels;
+
+namespace {
+void gemm(const float *a, const float *b, float *c, int64_t m, int64_t n,
+          int64_t k, bool ta, bool tb, float beta = 0.0f) {
+  cblas_sgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans,
+              tb ? CblasTrans : CblasNoTrans, m, n, k, 1.0f, a, ta ? m : k, b,
+              tb ? k : n, beta, c, n);
+}
+void gemm(const double *a, const double *b, double *c, int64_t m, int64_t n,
+          int64_t k, bool ta, bool tb, double beta = 0.0) {
+  cblas_dgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans,
+              tb ? CblasTrans : CblasNoTrans, m, n, k, 1.0, a, ta ? m : k, b,
+              tb ? k : n, beta, c, n);
+}
+
+template <typename T>
+void batchGemm(int64_t a, int64_t b, int64_t c, int64_t batch, int64_t m,
+               int64_t n, int64_t k, int64_t ta, int64_t tb, int64_t strideA,
+               int64_t strideB) {
+  for (int64_t i = 0; i < batch; ++i)
+    gemm(ptr<T>(a) + i * strideA, ptr<T>(b) + i * strideB,
+         ptr<T>(c) + i * m * n, m, n, k, ta, tb);
+}
+} // namespace
+
+/// c[m, n] = op(a) op(b); op transposes when the flag is set.
+ONEFLOW_KERNEL void oneflow_gemm_f32(int64_t a, int64_t b, int64_t c,
+                                     int64_t m, int64_t n, int64_t k,
+                                     int64_t ta, int64_t tb) {
+  gemm(ptr<float>(a), ptr<float>(b), ptr<float>(c), m, n, k, ta, tb);
+}
+
+ONEFLOW_KERNEL void oneflow_gemm_f64(int64_t a, int64_t b, int64_t c,
+                                     int64_t m, int64_t n, int64_t k,
+                                     int64_t ta, int64_t tb) {
+  gemm(ptr<double>(a), ptr<double>(b), ptr<double>(c), m, n, k, ta, tb);
+}
+
+/// `batch` products; an operand with stride 0 is shared by all of them.
+ONEFLOW_KERNEL void oneflow_batch_gemm_f32(int64_t a, int64_t b, int64_t c,
+                                           int64_t batch, int64_t m, int64_t n,
+                                           int64_t k, int64_t ta, int64_t tb,
+                                           int64_t strideA, int64_t strideB) {
+  batchGemm<float>(a, b, c, batch, m, n, k, ta, tb, strideA, strideB);
+}
+
+ONEFLOW_KERNEL void oneflow_batch_gemm_f64(int64_t a, int64_t b, int64_t c,
+                                           int64_t batch, int64_t m, int64_t n,
+                                           int64_t k, int64_t ta, int64_t tb,
+                                           int64_t strideA, int64_t strideB) {
+  batchGemm<double>(a, b, c, batch, m, n, k, ta, tb, strideA, strideB);
+}
+
+namespace oneflow::kernels {
+// Shared with Conv.cpp.
+void gemmF32(const float *a, const float *b, float *c, int64_t m, int64_t n,
+             int64_t k, bool ta, bool tb, float beta) {
+  gemm(a, b, c, m, n, k, ta, tb, beta);
+}
+void gemmF64(const double *a, const double *b, double *c, int64_t m,
+             int64_t n, int64_t k, bool ta, bool tb, double beta) {
+  gemm(a, b, c, m, n, k, ta, tb, beta);
+}
+} // namespace oneflow::kernels

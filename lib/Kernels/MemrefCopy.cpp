@@ -1,0 +1,60 @@
+//===- MemrefCopy.cpp - Strided copies for memref.copy --------------------===//
+//
+// MLIR lowers a memref.copy between non-contiguous views (slices, strided
+// inserts) to a call of `memrefCopy(elemSize, src, dst)` with unranked
+// descriptors. The kernel library provides it, so kernels.so needs no MLIR
+// runtime library.
+//
+//===----------------------------------------------------------------------===//
+
+#include "KernelABI.h"
+
+#include <cstring>
+#include <vector>
+
+namespace {
+struct UnrankedMemRef {
+  int64_t rank;
+  void *descriptor;
+};
+
+/// The fields of a ranked descriptor after the two pointers.
+struct View {
+  char *base;
+  int64_t offset;
+  const int64_t *sizes;
+  const int64_t *strides;
+};
+
+View viewOf(const UnrankedMemRef &m) {
+  auto *pointers = static_cast<char **>(m.descriptor);
+  auto *fields = reinterpret_cast<const int64_t *>(pointers + 2);
+  return {pointers[1], fields[0], fields + 1, fields + 1 + m.rank};
+}
+} // namespace
+
+ONEFLOW_KERNEL void memrefCopy(int64_t elementSize, UnrankedMemRef *source,
+                               UnrankedMemRef *target) {
+  int64_t rank = source->rank;
+  View src = viewOf(*source), dst = viewOf(*target);
+  int64_t count = 1;
+  for (int64_t d = 0; d < rank; ++d)
+    count *= src.sizes[d];
+  if (count == 0)
+    return;
+  std::vector<int64_t> index(rank, 0);
+  for (int64_t i = 0; i < count; ++i) {
+    int64_t from = src.offset, to = dst.offset;
+    for (int64_t d = 0; d < rank; ++d) {
+      from += index[d] * src.strides[d];
+      to += index[d] * dst.strides[d];
+    }
+    std::memcpy(dst.base + to * elementSize, src.base + from * elementSize,
+                elementSize);
+    for (int64_t d = rank - 1; d >= 0; --d) {
+      if (++index[d] < src.sizes[d])
+        break;
+      index[d] = 0;
+    }
+  }
+}

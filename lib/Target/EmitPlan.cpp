@@ -1,0 +1,114 @@
+//===- EmitPlan.cpp - Compile a module into an actor plan -----------------===//
+
+#include "oneflow/Target/EmitPlan.h"
+
+#include "Target.h"
+
+#include "oneflow/Dialect/OneFlow/OneFlowDialect.h"
+#include "oneflow/Transforms/Passes.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/SymbolTable.h"
+#include "mlir/Pass/PassManager.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/raw_ostream.h"
+
+using namespace mlir;
+using namespace mlir::oneflow;
+
+/// Graph outputs that are parameters or constants get a copy kernel: an
+/// OUTPUT task reads a register that flows, never a persistent one.
+static void copyPersistentOutputs(ModuleOp module, func::FuncOp graph) {
+  auto ret = cast<func::ReturnOp>(graph.getBody().front().getTerminator());
+  OpBuilder builder(module.getContext());
+  SymbolTable symbols(module);
+  for (OpOperand &operand : ret->getOpOperands()) {
+    Operation *producer = operand.get().getDefiningOp();
+    if (!isa_and_nonnull<VariableOp, ConstantOp>(producer))
+      continue;
+    Type type = operand.get().getType();
+    builder.setInsertionPoint(graph);
+    auto copy = func::FuncOp::create(builder, producer->getLoc(),
+                                     "kernel_copy_output",
+                                     builder.getFunctionType({type}, {type}));
+    copy.setPrivate();
+    copy->setAttr(kKernelAttrName, builder.getUnitAttr());
+    symbols.insert(copy);
+    Block *body = copy.addEntryBlock();
+    builder.setInsertionPointToStart(body);
+    func::ReturnOp::create(builder, producer->getLoc(), body->getArgument(0));
+    builder.setInsertionPoint(ret);
+    auto call = func::CallOp::create(builder, producer->getLoc(), copy,
+                                     operand.get());
+    operand.set(call.getResult(0));
+  }
+}
+
+/// Writes `data` to `path` through a temporary file and a rename, so that a
+/// crash never leaves a half-written file behind.
+static LogicalResult writeAtomically(Location loc, StringRef path,
+                                     StringRef data) {
+  std::string temp = (path + ".tmp").str();
+  {
+    std::error_code ec;
+    llvm::raw_fd_ostream os(temp, ec, llvm::sys::fs::OF_None);
+    if (ec)
+      return emitError(loc) << "cannot write " << temp << ": " << ec.message();
+    os << data;
+    os.flush();
+    if (os.has_error())
+      return emitError(loc) << "cannot write " << temp;
+  }
+  if (std::error_code ec = llvm::sys::fs::rename(temp, path))
+    return emitError(loc) << "cannot move " << temp << " to " << path << ": "
+                          << ec.message();
+  return success();
+}
+
+LogicalResult mlir::oneflow::emitPlan(ModuleOp module,
+                                      const EmitPlanOptions &options) {
+  Location loc = module.getLoc();
+  auto graph = module.lookupSymbol<func::FuncOp>("main");
+  if (!graph || graph.isDeclaration())
+    return module.emitError() << "the module has no @main graph to compile";
+
+  bool outlined = llvm::none_of(graph.getOps(), [](Operation &op) {
+    return isa<OneFlowDialect>(op.getDialect()) &&
+           !isa<ConstantOp, VariableOp>(op);
+  });
+  if (!outlined) {
+    PassManager pm(module.getContext());
+    pm.addPass(createOutlineKernels());
+    if (failed(pm.run(module)))
+      return failure();
+  }
+  copyPersistentOutputs(module, graph);
+
+  FailureOr<BuiltPlan> built = buildPlan(graph);
+  if (failed(built))
+    return failure();
+
+  if (std::error_code ec =
+          llvm::sys::fs::create_directories(options.outputDir))
+    return emitError(loc) << "cannot create " << options.outputDir << ": "
+                          << ec.message();
+  auto pathOf = [&](StringRef name) {
+    llvm::SmallString<256> path(options.outputDir);
+    llvm::sys::path::append(path, name);
+    return std::string(path);
+  };
+  std::string library = pathOf(built->plan.kernel_library());
+  std::string tempLibrary = library + ".tmp";
+  if (failed(compileKernels(module, tempLibrary)))
+    return failure();
+  if (std::error_code ec = llvm::sys::fs::rename(tempLibrary, library))
+    return emitError(loc) << "cannot move the kernel library into place: "
+                          << ec.message();
+  if (failed(writeAtomically(loc, pathOf(built->plan.weights_file()),
+                             built->weights)))
+    return failure();
+  // The plan goes last: its presence means the directory is complete.
+  return writeAtomically(loc, pathOf("plan.pb"),
+                         built->plan.SerializeAsString());
+}

@@ -1,0 +1,218 @@
+//===- KernelCompiler.cpp - Kernel functions to a shared library ----------===//
+//
+// Lowers the outlined kernels through upstream MLIR (bufferization, loops,
+// LLVM dialect), gives each an entry `void name(void **args)`, emits an
+// object file with LLVM for the host CPU and links it, with the OneFlow
+// kernel library and OpenBLAS, into a shared library.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Target.h"
+
+#include "oneflow/Conversion/Passes.h"
+#include "oneflow/Transforms/Passes.h"
+
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/ExecutionEngine/OptUtils.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassRegistry.h"
+#include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Export.h"
+#include "llvm/IR/LegacyPassManager.h"
+#include "llvm/IR/Module.h"
+#include "llvm/MC/TargetRegistry.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/Program.h"
+#include "llvm/Support/TargetSelect.h"
+#include "llvm/Support/raw_ostream.h"
+#include "llvm/Target/TargetMachine.h"
+#include "llvm/Target/TargetOptions.h"
+#include "llvm/TargetParser/Host.h"
+#include "llvm/TargetParser/SubtargetFeature.h"
+
+using namespace mlir;
+using namespace mlir::oneflow;
+
+/// Suffix of the lowered kernel bodies; the entries keep the kernel names.
+static constexpr llvm::StringLiteral kBodySuffix = "_body";
+
+/// From oneflow kernels on tensors down to the LLVM dialect.
+static constexpr llvm::StringLiteral kLoweringPipeline =
+    "convert-oneflow-to-linalg,"
+    "canonicalize,"
+    "one-shot-bufferize{bufferize-function-boundaries "
+    "function-boundary-type-conversion=identity-layout-map "
+    "unknown-type-conversion=identity-layout-map},"
+    "buffer-results-to-out-params{hoist-static-allocs modify-public-functions},"
+    "buffer-deallocation-pipeline,"
+    "convert-linalg-to-loops,"
+    "lower-affine,"
+    "expand-strided-metadata,"
+    "convert-scf-to-cf,"
+    "convert-math-to-llvm,"
+    "convert-math-to-funcs,"
+    "convert-math-to-libm,"
+    "finalize-memref-to-llvm,"
+    "convert-arith-to-llvm,"
+    "convert-index-to-llvm,"
+    "convert-func-to-llvm{use-bare-ptr-memref-call-conv},"
+    "convert-cf-to-llvm,"
+    "reconcile-unrealized-casts";
+
+/// Copies the kernels (and the declarations they call) into a new module.
+static OwningOpRef<ModuleOp> extractKernels(ModuleOp source,
+                                            SmallVectorImpl<std::string> &names) {
+  OpBuilder builder(source.getContext());
+  OwningOpRef<ModuleOp> module = ModuleOp::create(source.getLoc());
+  builder.setInsertionPointToEnd(module->getBody());
+  for (auto func : source.getOps<func::FuncOp>()) {
+    bool isKernel = func->hasAttr(kKernelAttrName);
+    if (!isKernel && !func.isDeclaration())
+      continue;
+    auto copy = cast<func::FuncOp>(builder.clone(*func));
+    if (isKernel) {
+      names.push_back(func.getName().str());
+      copy.setName((func.getName() + kBodySuffix).str());
+      // Public until the entry points exist, so no pass drops it as unused.
+      copy.setPublic();
+    }
+  }
+  return module;
+}
+
+/// Adds `void name(void **args)` calling `name_body(args[0], args[1], ...)`.
+static LogicalResult addEntryPoints(ModuleOp module,
+                                    ArrayRef<std::string> names) {
+  OpBuilder builder(module.getContext());
+  builder.setInsertionPointToEnd(module.getBody());
+  auto ptrType = LLVM::LLVMPointerType::get(module.getContext());
+  auto voidType = LLVM::LLVMVoidType::get(module.getContext());
+  for (const std::string &name : names) {
+    auto body = module.lookupSymbol<LLVM::LLVMFuncOp>(name + kBodySuffix.str());
+    if (!body ||
+        !isa<LLVM::LLVMVoidType>(body.getFunctionType().getReturnType()))
+      return module.emitError() << "kernel " << name
+                                << " did not lower to a void function of "
+                                   "buffer pointers";
+    Location loc = body.getLoc();
+    auto entry = LLVM::LLVMFuncOp::create(
+        builder, loc, name, LLVM::LLVMFunctionType::get(voidType, {ptrType}));
+    Block *block = entry.addEntryBlock(builder);
+    OpBuilder::InsertionGuard guard(builder);
+    builder.setInsertionPointToStart(block);
+    SmallVector<Value> args;
+    for (unsigned i = 0, e = body.getNumArguments(); i < e; ++i) {
+      Value slot = LLVM::GEPOp::create(builder, loc, ptrType, ptrType,
+                                       block->getArgument(0),
+                                       ArrayRef<LLVM::GEPArg>{(int32_t)i});
+      args.push_back(LLVM::LoadOp::create(builder, loc, ptrType, slot));
+    }
+    LLVM::CallOp::create(builder, loc, body, args);
+    LLVM::ReturnOp::create(builder, loc, ValueRange());
+    // The body is only reached through its entry: let LLVM inline it.
+    body.setLinkage(LLVM::Linkage::Internal);
+  }
+  return success();
+}
+
+/// The kernel library linked into every kernels.so.
+static std::string kernelLibraryPath() {
+  std::string path = ONEFLOW_KERNELS_LIBRARY;
+  if (llvm::sys::fs::exists(path))
+    return path;
+  // An installed toolchain: next to the executable's lib directory.
+  std::string exe = llvm::sys::fs::getMainExecutable(nullptr, nullptr);
+  llvm::SmallString<256> installed(llvm::sys::path::parent_path(
+      llvm::sys::path::parent_path(exe)));
+  llvm::sys::path::append(installed, "lib", "libOneFlowKernels.a");
+  return std::string(installed);
+}
+
+static LogicalResult emitObject(ModuleOp module, StringRef objectPath) {
+  llvm::InitializeNativeTarget();
+  llvm::InitializeNativeTargetAsmPrinter();
+  registerBuiltinDialectTranslation(*module.getContext());
+  registerLLVMDialectTranslation(*module.getContext());
+
+  llvm::LLVMContext llvmContext;
+  std::unique_ptr<llvm::Module> llvmModule =
+      translateModuleToLLVMIR(module, llvmContext, "kernels");
+  if (!llvmModule)
+    return module.emitError() << "cannot translate the kernels to LLVM IR";
+
+  llvm::Triple triple(llvm::sys::getDefaultTargetTriple());
+  std::string error;
+  const llvm::Target *target = llvm::TargetRegistry::lookupTarget(triple, error);
+  if (!target)
+    return module.emitError() << "no LLVM target for " << triple.str() << ": "
+                              << error;
+  llvm::SubtargetFeatures features;
+  for (const auto &[feature, enabled] : llvm::sys::getHostCPUFeatures())
+    features.AddFeature(feature, enabled);
+  std::unique_ptr<llvm::TargetMachine> machine(target->createTargetMachine(
+      triple, llvm::sys::getHostCPUName(), features.getString(),
+      llvm::TargetOptions(), llvm::Reloc::PIC_, std::nullopt,
+      llvm::CodeGenOptLevel::Aggressive));
+  llvmModule->setDataLayout(machine->createDataLayout());
+  llvmModule->setTargetTriple(triple);
+
+  auto optimize = makeOptimizingTransformer(/*optLevel=*/3, /*sizeLevel=*/0,
+                                            machine.get());
+  if (llvm::Error err = optimize(llvmModule.get()))
+    return module.emitError() << "LLVM optimization failed: "
+                              << llvm::toString(std::move(err));
+
+  std::error_code ec;
+  llvm::raw_fd_ostream os(objectPath, ec, llvm::sys::fs::OF_None);
+  if (ec)
+    return module.emitError() << "cannot write " << objectPath << ": "
+                              << ec.message();
+  llvm::legacy::PassManager codegen;
+  if (machine->addPassesToEmitFile(codegen, os, nullptr,
+                                   llvm::CodeGenFileType::ObjectFile))
+    return module.emitError() << "the host target cannot emit object files";
+  codegen.run(*llvmModule);
+  os.flush();
+  return success();
+}
+
+static LogicalResult link(Location loc, StringRef objectPath,
+                          StringRef libraryPath) {
+  std::string compiler = ONEFLOW_CXX_COMPILER;
+  std::string kernels = kernelLibraryPath();
+  SmallVector<StringRef> args = {compiler, "-shared", "-o", libraryPath,
+                                 objectPath, kernels, "-lopenblas", "-lm"};
+  std::string message;
+  int rc = llvm::sys::ExecuteAndWait(compiler, args, std::nullopt, {}, 0, 0,
+                                     &message);
+  if (rc != 0)
+    return emitError(loc) << "linking " << libraryPath << " failed (" << rc
+                          << ")" << (message.empty() ? "" : ": " + message);
+  return success();
+}
+
+LogicalResult mlir::oneflow::compileKernels(ModuleOp source,
+                                            StringRef libraryPath) {
+  MLIRContext *context = source.getContext();
+  context->loadDialect<LLVM::LLVMDialect>();
+  SmallVector<std::string> names;
+  OwningOpRef<ModuleOp> module = extractKernels(source, names);
+
+  PassManager pm(context);
+  if (failed(parsePassPipeline(kLoweringPipeline, pm, llvm::errs())))
+    return source.emitError() << "invalid kernel lowering pipeline";
+  if (failed(pm.run(*module)))
+    return source.emitError() << "lowering the kernels failed";
+  if (failed(addEntryPoints(*module, names)))
+    return failure();
+
+  std::string objectPath = (libraryPath + ".o").str();
+  if (failed(emitObject(*module, objectPath)))
+    return failure();
+  LogicalResult linked = link(source.getLoc(), objectPath, libraryPath);
+  llvm::sys::fs::remove(objectPath);
+  return linked;
+}

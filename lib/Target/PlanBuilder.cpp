@@ -1,0 +1,221 @@
+//===- PlanBuilder.cpp - The task graph of @main as a plan ----------------===//
+
+#include "Target.h"
+
+#include "oneflow/Dialect/OneFlow/OneFlowDialect.h"
+
+#include "mlir/IR/AsmState.h"
+#include "mlir/IR/DialectResourceBlobManager.h"
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/TypeSwitch.h"
+
+using namespace mlir;
+using namespace mlir::oneflow;
+namespace pb = ::oneflow::plan;
+
+/// Persistent data is aligned for any vector load.
+static constexpr size_t kWeightsAlignment = 64;
+
+static FailureOr<pb::DataType> dataTypeOf(Type type) {
+  if (type.isF32())
+    return pb::F32;
+  if (type.isF64())
+    return pb::F64;
+  if (type.isF16())
+    return pb::F16;
+  if (type.isBF16())
+    return pb::BF16;
+  if (type.isInteger(1))
+    return pb::BOOL;
+  if (type.isInteger(32))
+    return pb::I32;
+  if (type.isInteger(64))
+    return pb::I64;
+  return failure();
+}
+
+static int64_t bytesOf(RankedTensorType type) {
+  int64_t element =
+      type.getElementType().isInteger(1)
+          ? 1
+          : type.getElementType().getIntOrFloatBitWidth() / 8;
+  return type.getNumElements() * element;
+}
+
+/// Appends the little-endian bytes of a constant (booleans one byte each).
+static LogicalResult appendElements(ElementsAttr attr, std::string &out) {
+  auto type = cast<RankedTensorType>(attr.getType());
+  if (auto resource = dyn_cast<DenseResourceElementsAttr>(attr)) {
+    AsmResourceBlob *blob = resource.getRawHandle().getBlob();
+    if (!blob)
+      return failure();
+    ArrayRef<char> data = blob->getData();
+    out.append(data.data(), data.size());
+    return success();
+  }
+  auto dense = dyn_cast<DenseElementsAttr>(attr);
+  if (!dense)
+    return failure();
+  Type element = type.getElementType();
+  unsigned bytes = element.isInteger(1) ? 1 : element.getIntOrFloatBitWidth() / 8;
+  auto appendBits = [&](const APInt &bits) {
+    uint64_t word = bits.getZExtValue();
+    out.append(reinterpret_cast<const char *>(&word), bytes);
+  };
+  if (isa<FloatType>(element)) {
+    for (APFloat value : dense.getValues<APFloat>())
+      appendBits(value.bitcastToAPInt());
+  } else if (element.isInteger(1)) {
+    for (bool value : dense.getValues<bool>())
+      out.push_back(value ? 1 : 0);
+  } else {
+    for (APInt value : dense.getValues<APInt>())
+      appendBits(value);
+  }
+  return success();
+}
+
+static std::string nameOf(Location loc) {
+  if (auto name = dyn_cast<NameLoc>(loc))
+    return name.getName().str();
+  if (auto fused = dyn_cast<FusedLoc>(loc))
+    for (Location inner : fused.getLocations())
+      if (std::string name = nameOf(inner); !name.empty())
+        return name;
+  return "";
+}
+
+FailureOr<BuiltPlan> mlir::oneflow::buildPlan(func::FuncOp graph) {
+  BuiltPlan built;
+  pb::Plan &plan = built.plan;
+  plan.set_version(1);
+  plan.set_num_ranks(1);
+  plan.set_kernel_library("kernels.so");
+  plan.set_weights_file("weights.bin");
+
+  llvm::DenseMap<Value, int64_t> regstOf;
+  int64_t nextTask = 0;
+  auto newRegst = [&](Value value, StringRef name) -> FailureOr<pb::Regst *> {
+    auto type = dyn_cast<RankedTensorType>(value.getType());
+    FailureOr<pb::DataType> dtype =
+        type ? dataTypeOf(type.getElementType()) : FailureOr<pb::DataType>();
+    if (!type || failed(dtype))
+      return emitError(value.getLoc())
+             << "cannot hold " << value.getType() << " in a plan register";
+    pb::Regst *regst = plan.add_regsts();
+    regst->set_id(plan.regsts_size() - 1);
+    regst->mutable_desc()->set_dtype(*dtype);
+    for (int64_t dim : type.getShape())
+      regst->mutable_desc()->add_shape(dim);
+    regst->set_size_bytes(bytesOf(type));
+    regst->set_num_slots(1);
+    regst->set_weights_offset(-1);
+    regst->set_name(name.str());
+    regstOf[value] = regst->id();
+    return regst;
+  };
+  auto persistent = [&](Value value, ElementsAttr data,
+                        StringRef name) -> LogicalResult {
+    FailureOr<pb::Regst *> regst = newRegst(value, name);
+    if (failed(regst))
+      return failure();
+    (*regst)->set_persistent(true);
+    if (!data)
+      return success();
+    built.weights.resize(llvm::alignTo(built.weights.size(), kWeightsAlignment));
+    (*regst)->set_weights_offset(built.weights.size());
+    if (failed(appendElements(data, built.weights)))
+      return emitError(value.getLoc()) << "cannot read the data of '" << name
+                                       << "'";
+    return success();
+  };
+  auto ioName = [&](DictionaryAttr attrs, StringRef fallback) {
+    if (attrs)
+      if (auto name = attrs.getAs<StringAttr>("onnx.name"))
+        return name.getValue().str();
+    return fallback.str();
+  };
+
+  // Graph inputs.
+  for (BlockArgument arg : graph.getArguments()) {
+    std::string name = ioName(graph.getArgAttrDict(arg.getArgNumber()),
+                              "input" + std::to_string(arg.getArgNumber()));
+    FailureOr<pb::Regst *> regst = newRegst(arg, name);
+    if (failed(regst))
+      return failure();
+    pb::Task *task = plan.add_tasks();
+    task->set_id(nextTask++);
+    task->set_kind(pb::INPUT);
+    task->set_name("input " + name);
+    task->set_stream("io");
+    task->set_io_name(name);
+    task->add_out_regsts((*regst)->id());
+    pb::IOSpec *spec = plan.add_inputs();
+    spec->set_name(name);
+    *spec->mutable_desc() = (*regst)->desc();
+    spec->set_regst((*regst)->id());
+  }
+
+  // Kernels, parameters and constants in program order.
+  for (Operation &op : graph.getOps()) {
+    LogicalResult result =
+        llvm::TypeSwitch<Operation *, LogicalResult>(&op)
+            .Case([&](VariableOp variable) {
+              return persistent(variable.getOutput(),
+                                variable.getInitialValueAttr(),
+                                variable.getVarName());
+            })
+            .Case([&](ConstantOp constant) {
+              return persistent(constant.getOutput(), constant.getValue(),
+                                "constant " + std::to_string(
+                                                  plan.regsts_size()));
+            })
+            .Case([&](func::CallOp call) -> LogicalResult {
+              pb::Task *task = plan.add_tasks();
+              task->set_id(nextTask++);
+              task->set_kind(pb::KERNEL);
+              std::string where = nameOf(call.getLoc());
+              task->set_name(call.getCallee().str() +
+                             (where.empty() ? "" : " (" + where + ")"));
+              task->set_stream("compute");
+              task->set_kernel_symbol(call.getCallee().str());
+              for (Value operand : call.getOperands())
+                task->add_in_regsts(regstOf.at(operand));
+              for (auto [index, result] : llvm::enumerate(call.getResults())) {
+                FailureOr<pb::Regst *> regst = newRegst(
+                    result, task->name() + "#" + std::to_string(index));
+                if (failed(regst))
+                  return failure();
+                task->add_out_regsts((*regst)->id());
+              }
+              return success();
+            })
+            .Case([&](func::ReturnOp ret) {
+              for (auto [index, operand] : llvm::enumerate(ret.getOperands())) {
+                std::string name =
+                    ioName(graph.getResultAttrDict(index),
+                           "output" + std::to_string(index));
+                pb::Task *task = plan.add_tasks();
+                task->set_id(nextTask++);
+                task->set_kind(pb::OUTPUT);
+                task->set_name("output " + name);
+                task->set_stream("io");
+                task->set_io_name(name);
+                task->add_in_regsts(regstOf.at(operand));
+                pb::IOSpec *spec = plan.add_outputs();
+                spec->set_name(name);
+                *spec->mutable_desc() = plan.regsts(regstOf.at(operand)).desc();
+                spec->set_regst(regstOf.at(operand));
+              }
+              return success();
+            })
+            .Default([&](Operation *other) {
+              return other->emitOpError()
+                     << "cannot be a task of the plan (kernels must be "
+                        "outlined first)";
+            });
+    if (failed(result))
+      return failure();
+  }
+  return built;
+}

@@ -1,0 +1,67 @@
+//===- OutlineKernels.cpp - One kernel function per compute op ------------===//
+
+#include "oneflow/Dialect/OneFlow/OneFlowDialect.h"
+#include "oneflow/Transforms/Passes.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/IR/SymbolTable.h"
+
+namespace mlir {
+namespace oneflow {
+#define GEN_PASS_DEF_OUTLINEKERNELS
+#include "oneflow/Transforms/Passes.h.inc"
+} // namespace oneflow
+} // namespace mlir
+
+using namespace mlir;
+using namespace mlir::oneflow;
+
+namespace {
+struct OutlineKernelsPass
+    : public oneflow::impl::OutlineKernelsBase<OutlineKernelsPass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    auto graph = module.lookupSymbol<func::FuncOp>(graphFunction);
+    if (!graph) {
+      module.emitError() << "no graph function @" << graphFunction;
+      return signalPassFailure();
+    }
+    SymbolTable symbols(module);
+    OpBuilder builder(module.getContext());
+    unsigned counter = 0;
+    for (Operation &op : llvm::make_early_inc_range(graph.getOps())) {
+      // Constants and variables are registers, not tasks.
+      if (!isa<OneFlowDialect>(op.getDialect()) ||
+          isa<ConstantOp, VariableOp>(op))
+        continue;
+      builder.setInsertionPoint(graph);
+      auto type = builder.getFunctionType(op.getOperandTypes(),
+                                          op.getResultTypes());
+      auto kernel = func::FuncOp::create(
+          builder, op.getLoc(),
+          "kernel_" + std::to_string(counter++) + "_" +
+              op.getName().stripDialect().str(),
+          type);
+      kernel.setPrivate();
+      kernel->setAttr(kKernelAttrName, builder.getUnitAttr());
+      symbols.insert(kernel);
+
+      Block *body = kernel.addEntryBlock();
+      IRMapping mapping;
+      mapping.map(op.getOperands(), body->getArguments());
+      builder.setInsertionPointToStart(body);
+      Operation *clone = builder.clone(op, mapping);
+      func::ReturnOp::create(builder, op.getLoc(), clone->getResults());
+
+      builder.setInsertionPoint(&op);
+      auto call = func::CallOp::create(builder, op.getLoc(), kernel,
+                                       op.getOperands());
+      op.replaceAllUsesWith(call.getResults());
+      op.erase();
+    }
+  }
+};
+} // namespace
