@@ -1,0 +1,47 @@
+// RUN: oneflow-opt %s --convert-oneflow-to-linalg -split-input-file | FileCheck %s
+
+// f32 matmul calls the kernel library's BLAS GEMM with the buffers'
+// addresses, M, N, K and the transpose flags.
+// CHECK-LABEL: func.func private @oneflow_gemm_f32(i64, i64, i64, i64, i64, i64, i64, i64)
+// CHECK-LABEL: func @matmul
+// CHECK:       %[[A:.*]] = bufferization.to_buffer %arg0 read_only : tensor<8x64xf32> to memref<8x64xf32>
+// CHECK:       memref.extract_aligned_pointer_as_index %[[A]]
+// CHECK:       %[[C:.*]] = memref.alloc() {alignment = 64 : i64} : memref<8x16xf32>
+// CHECK:       call @oneflow_gemm_f32(%{{.*}}, %{{.*}}, %{{.*}}, %c8_i64, %c16_i64, %c64_i64, %c0_i64, %c1_i64)
+// CHECK:       bufferization.to_tensor %[[C]] restrict writable
+func.func @matmul(%a: tensor<8x64xf32>, %b: tensor<16x64xf32>) -> tensor<8x16xf32> {
+  %0 = oneflow.matmul %a, %b {transpose_b} : (tensor<8x64xf32>, tensor<16x64xf32>) -> tensor<8x16xf32>
+  return %0 : tensor<8x16xf32>
+}
+
+// -----
+
+// Other element types use linalg.matmul on materialized transposes.
+// CHECK-LABEL: func @matmul_i32
+// CHECK:       linalg.transpose
+// CHECK:       linalg.matmul
+func.func @matmul_i32(%a: tensor<8x4xi32>, %b: tensor<16x4xi32>) -> tensor<8x16xi32> {
+  %0 = oneflow.matmul %a, %b {transpose_b} : (tensor<8x4xi32>, tensor<16x4xi32>) -> tensor<8x16xi32>
+  return %0 : tensor<8x16xi32>
+}
+
+// -----
+
+// A 2-D weight in a batched matmul is shared by every batch (stride 0).
+// CHECK-LABEL: func @batch_matmul
+// CHECK: call @oneflow_batch_gemm_f32(%{{.*}}, %{{.*}}, %{{.*}}, %c6_i64, %c4_i64, %c5_i64, %c8_i64, %c0_i64{{[_0-9]*}}, %c0_i64{{[_0-9]*}}, %c32_i64, %c0_i64{{[_0-9]*}})
+func.func @batch_matmul(%a: tensor<2x3x4x8xf32>, %b: tensor<8x5xf32>) -> tensor<2x3x4x5xf32> {
+  %0 = oneflow.batch_matmul %a, %b : (tensor<2x3x4x8xf32>, tensor<8x5xf32>) -> tensor<2x3x4x5xf32>
+  return %0 : tensor<2x3x4x5xf32>
+}
+
+// -----
+
+// Convolutions pass the whole geometry; an absent bias is a null address.
+// CHECK-LABEL: func @conv
+// CHECK: %[[NULL:.*]] = arith.constant 0 : i64
+// CHECK: call @oneflow_conv2d_f32(%{{.*}}, %{{.*}}, %[[NULL]], %{{.*}}, %c1_i64, %c4_i64, %c10_i64, %c10_i64{{[_0-9]*}}, %c8_i64, %c3_i64, %c3_i64{{[_0-9]*}}, %c5_i64, %c5_i64{{[_0-9]*}}, %c2_i64, %c2_i64{{[_0-9]*}}
+func.func @conv(%x: tensor<1x4x10x10xf32>, %w: tensor<8x4x3x3xf32>) -> tensor<1x8x5x5xf32> {
+  %0 = oneflow.conv2d %x, %w {strides = array<i64: 2, 2>, pads = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>} : (tensor<1x4x10x10xf32>, tensor<8x4x3x3xf32>) -> tensor<1x8x5x5xf32>
+  return %0 : tensor<1x8x5x5xf32>
+}
