@@ -27,10 +27,6 @@ GraphImporter::GraphImporter(ModuleOp module, const onnx::ModelProto &model,
   registerReductionImporters(registry);
   registerTensorImporters(registry);
   registerLossImporters(registry);
-  for (const onnx::ValueInfoProto &info : model.graph().value_info())
-    valueInfos[info.name()] = &info;
-  for (const onnx::ValueInfoProto &info : model.graph().output())
-    valueInfos[info.name()] = &info;
 }
 
 ValueInfo *GraphImporter::lookup(llvm::StringRef name) {
@@ -66,11 +62,26 @@ static RankedTensorType staticTypeOf(MLIRContext *context,
   return RankedTensorType::get(shape, elementType);
 }
 
-RankedTensorType GraphImporter::inferredType(llvm::StringRef name) {
-  auto it = valueInfos.find(name);
-  if (it == valueInfos.end())
-    return {};
-  return staticTypeOf(module.getContext(), *it->second);
+LogicalResult GraphImporter::crossCheck(const onnx::GraphProto &inferred) {
+  llvm::StringMap<const onnx::ValueInfoProto *> infos;
+  for (const onnx::ValueInfoProto &info : inferred.value_info())
+    infos[info.name()] = &info;
+  for (const onnx::ValueInfoProto &info : inferred.output())
+    infos[info.name()] = &info;
+  bool ok = true;
+  for (const ImportedValue &value : importedValues) {
+    auto it = infos.find(value.name);
+    if (it == infos.end())
+      continue;
+    RankedTensorType theirs = staticTypeOf(module.getContext(), *it->second);
+    if (theirs && theirs != value.type) {
+      emitError(value.loc) << value.node << ": output '" << value.name
+                           << "' was imported as " << value.type
+                           << " but ONNX infers " << theirs;
+      ok = false;
+    }
+  }
+  return success(ok);
 }
 
 LogicalResult GraphImporter::decodeInitializer(ValueInfo &info,
@@ -237,17 +248,14 @@ LogicalResult GraphImporter::importNode(const onnx::NodeProto &node,
       poisonOutputs();
       return failure();
     }
-    // Cross-check against ONNX shape inference where it knows the type.
+    // Remembered for the cross-check against ONNX shape inference.
     Type ours = info->value ? info->value.getType()
                             : (info->constant ? info->constant.getType()
                                               : Type());
-    RankedTensorType theirs = inferredType(output);
-    if (ours && theirs && ours != theirs) {
-      ctx.emitError() << "output '" << output << "' was imported as " << ours
-                      << " but ONNX infers " << theirs;
-      poisonOutputs();
-      return failure();
-    }
+    if (ours)
+      importedValues.push_back(
+          {output, ours, loc,
+           node.op_type() + " node '" + node.name() + "'"});
   }
   return success();
 }

@@ -32,8 +32,9 @@ public:
     values[name] = std::move(info);
   }
   Location nodeLocation(const onnx::NodeProto &node, unsigned index);
-  /// The type ONNX shape inference gives `name`, if static.
-  RankedTensorType inferredType(llvm::StringRef name);
+  /// Compares every imported node output with the static types ONNX shape
+  /// inference gives them in `inferred`; a mismatch is an importer bug.
+  LogicalResult crossCheck(const onnx::GraphProto &inferred);
 
 private:
   LogicalResult importInputs(func::FuncOp func, Block *entry);
@@ -46,7 +47,13 @@ private:
   int64_t opset;
   OpBuilder builder;
   llvm::StringMap<ValueInfo> values;
-  llvm::StringMap<const onnx::ValueInfoProto *> valueInfos;
+  struct ImportedValue {
+    std::string name;
+    Type type;
+    Location loc;
+    std::string node;
+  };
+  std::vector<ImportedValue> importedValues;
   NodeImporterRegistry registry;
   /// Unsupported op type -> names of its nodes, in order of appearance.
   llvm::MapVector<llvm::StringRef, SmallVector<std::string>> unsupported;

@@ -15,6 +15,7 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/Diagnostics.h"
 #include "llvm/ADT/StringMap.h"
 
 #include "onnx/onnx_pb.h"
@@ -108,11 +109,21 @@ public:
     OperationState state(loc, OpTy::getOperationName());
     OpTy::build(getBuilder(), state, TypeRange(), std::forward<Args>(args)...);
     SmallVector<Type> types;
-    if (failed(OpTy::inferReturnTypes(
-            getContext(), loc, state.operands,
-            state.attributes.getDictionary(getContext()),
-            state.getRawProperties(), state.regions, types)))
-      return failure();
+    // The op's own message, re-reported with the node it comes from.
+    std::string message;
+    LogicalResult inferred = failure();
+    {
+      ScopedDiagnosticHandler capture(getContext(), [&](Diagnostic &diag) {
+        message = diag.str();
+        return success();
+      });
+      inferred = OpTy::inferReturnTypes(
+          getContext(), loc, state.operands,
+          state.attributes.getDictionary(getContext()),
+          state.getRawProperties(), state.regions, types);
+    }
+    if (failed(inferred))
+      return emitError() << message;
     state.addTypes(types);
     return foldIfConstant(getBuilder().create(state));
   }

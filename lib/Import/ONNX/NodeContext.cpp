@@ -13,8 +13,11 @@ NodeContext::NodeContext(GraphImporter &graph, const onnx::NodeProto &node,
 OpBuilder &NodeContext::getBuilder() { return graph.getBuilder(); }
 
 InFlightDiagnostic NodeContext::emitError() {
-  return mlir::emitError(loc)
-         << node.op_type() << " node '" << node.name() << "': ";
+  // Unnamed nodes are called by their location name (OpType_index).
+  std::string name = node.name();
+  if (auto named = dyn_cast<NameLoc>(loc); named && name.empty())
+    name = named.getName().str();
+  return mlir::emitError(loc) << node.op_type() << " node '" << name << "': ";
 }
 
 bool NodeContext::hasInput(unsigned index) const {

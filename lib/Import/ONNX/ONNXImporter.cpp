@@ -240,19 +240,24 @@ OwningOpRef<ModuleOp> ModelLoader::load(llvm::StringRef bytes) {
   }
   if (failed(pinInputShapes()))
     return nullptr;
+  OwningOpRef<ModuleOp> module = ModuleOp::create(fileLoc);
+  GraphImporter importer(*module, model, sourceName, opset);
+  if (failed(importer.importGraph()))
+    return nullptr;
+
+  // ONNX shape inference cross-checks the importer's own types. It runs
+  // last: the importer has validated every attribute of every node by then,
+  // and ONNX's inference is not robust to invalid ones.
   try {
     onnx::shape_inference::InferShapes(
         model, onnx::OpSchemaRegistry::Instance(),
         onnx::ShapeInferenceOptions(/*check_type=*/false, /*error_mode=*/0,
                                     /*enable_data_propagation=*/true));
   } catch (const std::exception &) {
-    // Shape inference only cross-checks the importer's own types: a model
-    // it cannot handle is still imported.
+    // A model ONNX cannot infer is still imported.
+    return module;
   }
-
-  OwningOpRef<ModuleOp> module = ModuleOp::create(fileLoc);
-  GraphImporter importer(*module, model, sourceName, opset);
-  if (failed(importer.importGraph()))
+  if (failed(importer.crossCheck(model.graph())))
     return nullptr;
   return module;
 }
