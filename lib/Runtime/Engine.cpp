@@ -1,0 +1,257 @@
+//===- Engine.cpp - Actors, regsts and stream threads ---------------------===//
+
+#include "Engine.h"
+
+#include "oneflow/Runtime/PlanGraph.h"
+
+#include <algorithm>
+#include <chrono>
+#include <pthread.h>
+
+namespace oneflow {
+namespace runtime {
+
+Engine::Engine(std::vector<std::unique_ptr<Regst>> regsts,
+               std::vector<Actor> actors,
+               std::vector<std::unique_ptr<StreamThread>> threads)
+    : regsts(std::move(regsts)), actors(std::move(actors)),
+      threads(std::move(threads)) {}
+
+int64_t Engine::nowNs() const {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(
+             std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+
+void Engine::reset(const RunOptions &runOptions) {
+  for (auto &regst : regsts)
+    regst->pending.assign(regst->numSlots, 0);
+  for (Actor &actor : actors)
+    for (Actor::InPort &port : actor.inPorts)
+      port.readable = 0;
+  for (auto &thread : threads) {
+    thread->queue.clear();
+    thread->firings.clear();
+    thread->fired = 0;
+  }
+  options = &runOptions;
+  stopping = false;
+  firstError = Status::success();
+  threadsDone.reset(new std::atomic<int>[runOptions.steps]);
+  for (int64_t s = 0; s < runOptions.steps; ++s)
+    threadsDone[s] = 0;
+  stepEndNs.assign(runOptions.steps, 0);
+  stepDone.assign(runOptions.steps, 0);
+  nextReport = 0;
+}
+
+Status Engine::run(const RunOptions &runOptions, const InputFeed &inputFeed,
+                   const OutputSink &outputSink, RunStats &stats,
+                   std::vector<TraceEvent> &trace) {
+  stats = RunStats();
+  trace.clear();
+  if (runOptions.steps < 0)
+    return makeError("the number of steps is ", runOptions.steps,
+                     " (must be >= 0)");
+  reset(runOptions);
+  feed = &inputFeed;
+  sink = &outputSink;
+  startNs = nowNs();
+
+  std::vector<std::thread> workers;
+  workers.reserve(threads.size());
+  for (size_t t = 0; t < threads.size(); ++t)
+    workers.emplace_back([this, t] { threadMain(int(t)); });
+  for (std::thread &worker : workers)
+    worker.join();
+
+  int64_t endNs = nowNs();
+  stats.totalSeconds = double(endNs - startNs) * 1e-9;
+  int64_t previous = startNs;
+  for (int64_t s = 0; s < runOptions.steps && stepDone[s]; ++s) {
+    stats.stepSeconds.push_back(double(stepEndNs[s] - previous) * 1e-9);
+    previous = stepEndNs[s];
+  }
+  for (auto &thread : threads) {
+    stats.firings += thread->fired;
+    for (const StreamThread::Firing &firing : thread->firings) {
+      const plan::Task &task = *actors[firing.actor].task;
+      trace.push_back(
+          {task.name().empty() ? PlanGraph::describe(task) : task.name(),
+           thread->rank, thread->stream, task.id(), firing.step, firing.startNs,
+           firing.durationNs});
+    }
+  }
+  options = nullptr;
+  feed = nullptr;
+  sink = nullptr;
+  return firstError;
+}
+
+void Engine::threadMain(int index) {
+  StreamThread &thread = *threads[index];
+  // Visible in debuggers and top: "of0-compute" (15 characters at most).
+  std::string name = "of" + std::to_string(thread.rank) + "-" + thread.stream;
+  pthread_setname_np(pthread_self(), name.substr(0, 15).c_str());
+  try {
+    runThread(thread);
+  } catch (const std::exception &e) {
+    fail(makeError("stream '", thread.stream, "' of rank ", thread.rank,
+                   " failed: ", e.what()));
+  } catch (...) {
+    fail(makeError("stream '", thread.stream, "' of rank ", thread.rank,
+                   " failed with an unknown exception"));
+  }
+}
+
+void Engine::runThread(StreamThread &thread) {
+  std::vector<Message> inbox;
+  for (int64_t step = 0; step < options->steps; ++step) {
+    for (int actor : thread.order) {
+      while (!canFire(actors[actor], step))
+        if (!waitForMessages(thread, inbox))
+          return;
+      if (stopping.load(std::memory_order_relaxed))
+        return;
+      Status status = fire(actor, step, thread);
+      if (!status.ok()) {
+        fail(status);
+        return;
+      }
+    }
+    finishStep(step);
+  }
+}
+
+bool Engine::canFire(const Actor &actor, int64_t step) const {
+  for (const Actor::InPort &port : actor.inPorts)
+    if (!port.regst->persistent && port.readable == 0)
+      return false;
+  for (const Regst *regst : actor.outs)
+    if (!regst->persistent && regst->pending[step % regst->numSlots] != 0)
+      return false;
+  return true;
+}
+
+Status Engine::fire(int actorIndex, int64_t step, StreamThread &thread) {
+  Actor &actor = actors[actorIndex];
+  const plan::Task &task = *actor.task;
+  size_t arg = 0;
+  for (int port : actor.argPorts)
+    actor.args[arg++] = actor.inPorts[port].regst->slot(step);
+  for (Regst *regst : actor.outs)
+    actor.args[arg++] = regst->slot(step);
+
+  int64_t begin = options->trace ? nowNs() : 0;
+  Status status;
+  switch (task.kind()) {
+  case plan::KERNEL:
+    actor.kernel(actor.args.data());
+    break;
+  case plan::INPUT:
+    if (!*feed)
+      status = makeError("input '", task.io_name(), "' has no feed");
+    else
+      status = (*feed)(task.io_name(), step, actor.args[0],
+                       actor.outs[0]->desc->size_bytes());
+    break;
+  case plan::OUTPUT:
+    if (*sink)
+      status = (*sink)(task.io_name(), step, actor.args[0],
+                       actor.inPorts[0].regst->desc->size_bytes());
+    break;
+  default:
+    break;
+  }
+  if (!status.ok())
+    return makeError(PlanGraph::describe(task), " at step ", step, ": ",
+                     status.message());
+  if (options->trace)
+    thread.firings.push_back(
+        {actorIndex, step, begin - startNs, nowNs() - begin});
+  ++thread.fired;
+
+  // Done reading: hand input slots back; then publish the new pieces.
+  for (int port = 0, e = int(actor.inPorts.size()); port < e; ++port) {
+    Actor::InPort &in = actor.inPorts[port];
+    if (in.regst->persistent)
+      continue;
+    --in.readable;
+    send(thread,
+         {Message::Release, in.regst->producer, in.regst->producerPort, step});
+  }
+  for (int port = 0, e = int(actor.outs.size()); port < e; ++port) {
+    Regst *out = actor.outs[port];
+    if (out->persistent)
+      continue;
+    out->pending[step % out->numSlots] = int(out->consumers.size());
+    for (const auto &[consumer, inPort] : out->consumers)
+      send(thread, {Message::Ready, consumer, inPort, step});
+  }
+  return Status::success();
+}
+
+void Engine::send(const StreamThread &from, const Message &message) {
+  int target = actors[message.actor].thread;
+  if (threads[target].get() == &from)
+    apply(message);
+  else
+    threads[target]->queue.push(message);
+}
+
+void Engine::apply(const Message &message) {
+  Actor &actor = actors[message.actor];
+  if (message.kind == Message::Ready) {
+    ++actor.inPorts[message.port].readable;
+  } else if (message.kind == Message::Release) {
+    Regst *regst = actor.outs[message.port];
+    --regst->pending[message.step % regst->numSlots];
+  }
+}
+
+bool Engine::waitForMessages(StreamThread &thread,
+                             std::vector<Message> &inbox) {
+  thread.queue.popAll(inbox);
+  for (const Message &message : inbox) {
+    if (message.kind == Message::Stop)
+      return false;
+    apply(message);
+  }
+  return !stopping.load(std::memory_order_relaxed);
+}
+
+void Engine::finishStep(int64_t step) {
+  if (threadsDone[step].fetch_add(1, std::memory_order_acq_rel) + 1 !=
+      int(threads.size()))
+    return;
+  // Threads may finish steps s and s+1 in either order of these calls:
+  // report in step order.
+  std::lock_guard<std::mutex> lock(stepMutex);
+  stepEndNs[step] = nowNs();
+  stepDone[step] = 1;
+  while (nextReport < options->steps && stepDone[nextReport]) {
+    // Steps finish in order, but their clock reads may race: keep them
+    // monotonic.
+    int64_t previous = nextReport ? stepEndNs[nextReport - 1] : startNs;
+    stepEndNs[nextReport] = std::max(stepEndNs[nextReport], previous);
+    if (options->onStepDone)
+      options->onStepDone(nextReport,
+                          double(stepEndNs[nextReport] - previous) * 1e-9);
+    ++nextReport;
+  }
+}
+
+void Engine::fail(const Status &status) {
+  {
+    std::lock_guard<std::mutex> lock(errorMutex);
+    if (!firstError.ok())
+      return;
+    firstError = status;
+    stopping = true;
+  }
+  for (auto &thread : threads)
+    thread->queue.push({Message::Stop, 0, 0, 0});
+}
+
+} // namespace runtime
+} // namespace oneflow

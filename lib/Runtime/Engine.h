@@ -1,0 +1,122 @@
+//===- Engine.h - Actors, regsts and stream threads -------------*- C++ -*-===//
+//
+// The actor engine of one rank. Every task is an Actor; every regst a Regst
+// with num_slots buffers. A thread per stream runs its actors in schedule
+// order, step after step: the next actor fires once each of its input regsts
+// has a readable piece and each output regst a free slot, waiting on the
+// thread's message queue otherwise. Firing tells consumers "ready" and
+// producers "released"; messages within a thread are applied directly,
+// others go through the receiving thread's queue. State is never shared
+// between threads: a regst's slot counts belong to its producer's thread,
+// the readable counts of an input to its consumer's thread.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef ONEFLOW_LIB_RUNTIME_ENGINE_H
+#define ONEFLOW_LIB_RUNTIME_ENGINE_H
+
+#include "MessageQueue.h"
+
+#include "oneflow/Runtime/Executor.h"
+#include "oneflow/Runtime/KernelLibrary.h"
+
+#include <atomic>
+#include <memory>
+#include <thread>
+
+namespace oneflow {
+namespace runtime {
+
+struct Regst {
+  const plan::Regst *desc = nullptr;
+  char *base = nullptr;
+  int64_t slotStride = 0;
+  int numSlots = 1;
+  bool persistent = false;
+  int producer = -1;     // actor index; -1: none on this rank
+  int producerPort = -1; // index in the producer's outs
+  std::vector<std::pair<int, int>> consumers; // (actor, in port)
+  // Producer's thread only: consumers that still read each slot.
+  std::vector<int> pending;
+
+  char *slot(int64_t step) const {
+    return base + (step % numSlots) * slotStride;
+  }
+};
+
+struct Actor {
+  struct InPort {
+    Regst *regst = nullptr;
+    // Consumer's thread only: pieces received and not yet consumed.
+    int64_t readable = 0;
+  };
+
+  const plan::Task *task = nullptr;
+  int thread = -1;
+  KernelFn kernel = nullptr;
+  std::vector<InPort> inPorts; // one per distinct in regst
+  std::vector<int> argPorts;   // per Task.in_regsts entry: its in port
+  std::vector<Regst *> outs;   // per Task.out_regsts entry
+  std::vector<void *> args;    // scratch for the kernel call
+};
+
+struct StreamThread {
+  int rank = 0;
+  std::string stream;
+  std::vector<int> order; // actor indices, in schedule order
+  MessageQueue queue;
+  // Firings recorded when tracing: (actor, step, start, duration).
+  struct Firing {
+    int actor;
+    int64_t step, startNs, durationNs;
+  };
+  std::vector<Firing> firings;
+  int64_t fired = 0;
+};
+
+class Engine {
+public:
+  Engine(std::vector<std::unique_ptr<Regst>> regsts, std::vector<Actor> actors,
+         std::vector<std::unique_ptr<StreamThread>> threads);
+
+  Status run(const RunOptions &options, const InputFeed &feed,
+             const OutputSink &sink, RunStats &stats,
+             std::vector<TraceEvent> &trace);
+
+private:
+  void reset(const RunOptions &options);
+  void threadMain(int thread);
+  void runThread(StreamThread &thread);
+  bool canFire(const Actor &actor, int64_t step) const;
+  Status fire(int actorIndex, int64_t step, StreamThread &thread);
+  void send(const StreamThread &from, const Message &message);
+  void apply(const Message &message);
+  /// Blocks for messages and applies them; false when told to stop.
+  bool waitForMessages(StreamThread &thread, std::vector<Message> &inbox);
+  void finishStep(int64_t step);
+  void fail(const Status &status);
+  int64_t nowNs() const;
+
+  std::vector<std::unique_ptr<Regst>> regsts;
+  std::vector<Actor> actors;
+  std::vector<std::unique_ptr<StreamThread>> threads;
+
+  // Per run.
+  const RunOptions *options = nullptr;
+  const InputFeed *feed = nullptr;
+  const OutputSink *sink = nullptr;
+  int64_t startNs = 0;
+  std::atomic<bool> stopping{false};
+  std::mutex errorMutex;
+  Status firstError;
+  std::unique_ptr<std::atomic<int>[]> threadsDone; // per step
+  std::mutex stepMutex;
+  std::vector<int64_t> stepEndNs;
+  std::vector<char> stepDone;
+  int64_t nextReport = 0;
+};
+
+} // namespace runtime
+} // namespace oneflow
+
+#endif // ONEFLOW_LIB_RUNTIME_ENGINE_H

@@ -1,0 +1,73 @@
+//===- KernelLibrary.cpp - The plan's compiled kernels --------------------===//
+
+#include "oneflow/Runtime/KernelLibrary.h"
+
+#include <dlfcn.h>
+#include <mutex>
+#include <set>
+#include <sys/stat.h>
+
+namespace oneflow {
+namespace runtime {
+
+namespace {
+// dlerror() is per thread but dlopen/dlsym + dlerror pairs must not
+// interleave within one: serialize them.
+std::mutex &dlMutex() {
+  static std::mutex mutex;
+  return mutex;
+}
+} // namespace
+
+Expected<std::unique_ptr<KernelLibrary>>
+KernelLibrary::open(const std::string &path) {
+  struct stat info;
+  if (::stat(path.c_str(), &info) != 0)
+    return makeError("kernel library '", path, "' does not exist");
+  std::lock_guard<std::mutex> lock(dlMutex());
+  // RTLD_LOCAL: kernels of different plans never resolve to each other.
+  void *handle = ::dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+  if (!handle) {
+    const char *why = ::dlerror();
+    return makeError("cannot load kernel library '", path,
+                     "': ", why ? why : "unknown error");
+  }
+  return std::unique_ptr<KernelLibrary>(new KernelLibrary(handle, path));
+}
+
+KernelLibrary::~KernelLibrary() {
+  std::lock_guard<std::mutex> lock(dlMutex());
+  ::dlclose(handle);
+}
+
+Expected<KernelFn> KernelLibrary::lookup(const std::string &symbol) const {
+  std::lock_guard<std::mutex> lock(dlMutex());
+  ::dlerror();
+  void *address = ::dlsym(handle, symbol.c_str());
+  if (!address)
+    return makeError("kernel library '", libraryPath, "' has no symbol '",
+                     symbol, "'");
+  return reinterpret_cast<KernelFn>(address);
+}
+
+Expected<std::vector<KernelFn>>
+KernelLibrary::lookupAll(const std::vector<std::string> &symbols) const {
+  std::vector<KernelFn> kernels;
+  std::set<std::string> missing;
+  for (const std::string &symbol : symbols) {
+    Expected<KernelFn> kernel = lookup(symbol);
+    kernels.push_back(kernel.ok() ? *kernel : nullptr);
+    if (!kernel.ok())
+      missing.insert(symbol);
+  }
+  if (missing.empty())
+    return kernels;
+  std::string list;
+  for (const std::string &symbol : missing)
+    list += (list.empty() ? "'" : ", '") + symbol + "'";
+  return makeError("kernel library '", libraryPath, "' lacks ",
+                   missing.size() == 1 ? "symbol " : "symbols ", list);
+}
+
+} // namespace runtime
+} // namespace oneflow

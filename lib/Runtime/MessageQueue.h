@@ -1,0 +1,71 @@
+//===- MessageQueue.h - The inbox of one engine thread ----------*- C++ -*-===//
+//
+// Actors on different threads talk only through these: "a piece of your
+// input regst is ready" and "I am done with a slot of your output regst".
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef ONEFLOW_LIB_RUNTIME_MESSAGEQUEUE_H
+#define ONEFLOW_LIB_RUNTIME_MESSAGEQUEUE_H
+
+#include <condition_variable>
+#include <cstdint>
+#include <mutex>
+#include <vector>
+
+namespace oneflow {
+namespace runtime {
+
+struct Message {
+  enum Kind : int32_t {
+    Ready,   // to a consumer: the next piece of in port `port` is readable
+    Release, // to a producer: the slot of `step` of out port `port` is free
+    Stop,    // to a thread: another one failed; stop now
+  };
+  Kind kind;
+  int32_t actor;
+  int32_t port;
+  int64_t step;
+};
+
+class MessageQueue {
+public:
+  void push(const Message &message) {
+    bool wake;
+    {
+      std::lock_guard<std::mutex> lock(mutex);
+      pending.push_back(message);
+      wake = waiting;
+    }
+    // Only a blocked owner needs the (costly) notification.
+    if (wake)
+      ready.notify_one();
+  }
+
+  /// Blocks until there is a message, then moves all of them into `out`
+  /// (in arrival order).
+  void popAll(std::vector<Message> &out) {
+    out.clear();
+    std::unique_lock<std::mutex> lock(mutex);
+    waiting = true;
+    ready.wait(lock, [&] { return !pending.empty(); });
+    waiting = false;
+    out.swap(pending);
+  }
+
+  void clear() {
+    std::lock_guard<std::mutex> lock(mutex);
+    pending.clear();
+  }
+
+private:
+  std::mutex mutex;
+  std::condition_variable ready;
+  std::vector<Message> pending;
+  bool waiting = false;
+};
+
+} // namespace runtime
+} // namespace oneflow
+
+#endif // ONEFLOW_LIB_RUNTIME_MESSAGEQUEUE_H

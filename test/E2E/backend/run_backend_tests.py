@@ -1,0 +1,174 @@
+#!/usr/bin/env python3
+"""Runs the ONNX backend tests end to end: oneflow-opt compiles each model of
+Debian's libonnx-testdata into a plan, oneflow-run executes it on the test's
+inputs, and every output is compared with the reference (rtol 1e-3, atol
+1e-5; integers and booleans exactly).
+
+Each model is counted as passed, failed (wrong numbers, a run error) or
+unsupported (rejected by the compiler with a diagnostic). A crash or hang of
+either tool fails the run, and so does any test of the committed list that
+no longer passes.
+
+  run_backend_tests.py --bin build/bin --expect expected_passes.txt
+  run_backend_tests.py ... --update     # rewrite the list
+  run_backend_tests.py ... --filter test_add   # a subset, for debugging
+"""
+
+import argparse
+import collections
+import concurrent.futures
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+import numpy as np
+import onnx
+from onnx import numpy_helper
+
+DATA = "/usr/lib/python3/dist-packages/onnx/backend/test/data"
+FOLDERS = ["node", "pytorch-converted"]
+TIMEOUT_S = 300
+RTOL, ATOL = 1e-3, 1e-5
+
+
+def output_file(out_dir, name):
+    """Where oneflow-run writes graph output `name` (docs/runtime.md):
+    bytes outside [A-Za-z0-9_.-] and a leading '.' become %XX."""
+    safe = ""
+    for index, byte in enumerate(name.encode()):
+        char = chr(byte)
+        if (char.isascii() and (char.isalnum() or char in "_-.")) and not (
+                index == 0 and char == "."):
+            safe += char
+        else:
+            safe += "%%%02X" % byte
+    if not safe:
+        safe = "%"
+    return os.path.join(out_dir, safe + ".npy")
+
+
+def load_pb(path):
+    tensor = onnx.TensorProto()
+    with open(path, "rb") as f:
+        tensor.ParseFromString(f.read())
+    return numpy_helper.to_array(tensor)
+
+
+def compare(got, ref):
+    if got.shape != ref.shape:
+        return f"shape {got.shape}, expected {ref.shape}"
+    if ref.dtype == np.bool_ or np.issubdtype(ref.dtype, np.integer):
+        if not np.array_equal(got, ref):
+            return "integer values differ"
+        return None
+    g, r = got.astype(np.float64), ref.astype(np.float64)
+    if not np.allclose(g, r, rtol=RTOL, atol=ATOL, equal_nan=True):
+        return f"max abs error {np.nanmax(np.abs(g - r))}"
+    return None
+
+
+def run_test(bin_dir, test_dir):
+    model_path = os.path.join(test_dir, "model.onnx")
+    with tempfile.TemporaryDirectory() as work:
+        plan_dir = os.path.join(work, "plan")
+        try:
+            compile_ = subprocess.run(
+                [os.path.join(bin_dir, "oneflow-opt"), model_path,
+                 "--emit=plan", "-o", plan_dir],
+                capture_output=True, text=True, errors="replace",
+                timeout=TIMEOUT_S)
+        except subprocess.TimeoutExpired:
+            return "crash", "oneflow-opt hangs"
+        if compile_.returncode != 0:
+            if compile_.returncode == 1 and "error:" in compile_.stderr:
+                return "unsupported", compile_.stderr.strip().splitlines()[0]
+            return "crash", f"oneflow-opt exit {compile_.returncode}"
+        model = onnx.load(model_path, load_external_data=False)
+        initializers = {i.name for i in model.graph.initializer}
+        inputs = [i.name for i in model.graph.input if i.name not in initializers]
+        data_set = os.path.join(test_dir, "test_data_set_0")
+        args = [os.path.join(bin_dir, "oneflow-run"), plan_dir,
+                "--output-dir", os.path.join(work, "out")]
+        for index, name in enumerate(inputs):
+            args += ["--input", f"{name}={data_set}/input_{index}.pb"]
+        try:
+            run = subprocess.run(args, capture_output=True, text=True,
+                                 errors="replace", timeout=TIMEOUT_S)
+        except subprocess.TimeoutExpired:
+            return "crash", "oneflow-run hangs"
+        if run.returncode != 0:
+            if run.returncode == 1:
+                return "failed", run.stderr.strip().splitlines()[-1]
+            return "crash", f"oneflow-run exit {run.returncode}"
+        for index, output in enumerate(model.graph.output):
+            ref = load_pb(f"{data_set}/output_{index}.pb")
+            path = output_file(os.path.join(work, "out"), output.name)
+            if not os.path.exists(path):
+                return "failed", f"no output {output.name}"
+            problem = compare(np.load(path), ref)
+            if problem:
+                return "failed", f"output {output.name}: {problem}"
+    return "passed", ""
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--bin", required=True)
+    parser.add_argument("--expect", required=True)
+    parser.add_argument("--update", action="store_true")
+    parser.add_argument("--filter", default="")
+    parser.add_argument("--jobs", type=int, default=os.cpu_count() or 2)
+    args = parser.parse_args()
+
+    tests = []
+    for folder in FOLDERS:
+        for name in sorted(os.listdir(os.path.join(DATA, folder))):
+            if args.filter in name:
+                tests.append((folder, name, os.path.join(DATA, folder, name)))
+    with concurrent.futures.ThreadPoolExecutor(args.jobs) as pool:
+        results = list(pool.map(lambda t: run_test(args.bin, t[2]), tests))
+
+    counts = collections.defaultdict(collections.Counter)
+    passed, bad = [], []
+    for (folder, name, _), (status, detail) in zip(tests, results):
+        counts[folder][status] += 1
+        key = f"{folder}/{name}"
+        if status == "passed":
+            passed.append(key)
+        elif status == "crash":
+            bad.append(f"CRASH {key}: {detail}")
+        elif status == "failed":
+            print(f"failed {key}: {detail}")
+    for folder in FOLDERS:
+        c = counts[folder]
+        print(f"{folder}: {c['passed']} passed, {c['failed']} failed, "
+              f"{c['unsupported']} unsupported, {c['crash']} crashed")
+
+    if args.update:
+        with open(args.expect, "w") as f:
+            f.write("# Backend tests that must pass end to end "
+                    "(run_backend_tests.py --update rewrites this).\n")
+            f.write("\n".join(passed) + "\n")
+    with open(args.expect) as f:
+        expected = [l.strip() for l in f if l.strip() and not l.startswith("#")]
+    if args.filter:
+        expected = [e for e in expected if args.filter in e]
+    now = set(passed)
+    regressions = [e for e in expected if e not in now]
+    for line in bad:
+        print(line)
+    for key in regressions:
+        print(f"REGRESSION {key} no longer passes")
+    total = collections.Counter()
+    for c in counts.values():
+        total.update(c)
+    print(f"{total['passed']} passed, {total['failed']} failed, "
+          f"{total['unsupported']} unsupported, {total['crash']} crashed; "
+          f"{len(regressions)} regressions")
+    return 1 if bad or regressions else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,33 @@
+//===- Options.h - oneflow-run's command line -------------------*- C++ -*-===//
+
+#ifndef ONEFLOW_TOOLS_ONEFLOW_RUN_OPTIONS_H
+#define ONEFLOW_TOOLS_ONEFLOW_RUN_OPTIONS_H
+
+#include "oneflow/Runtime/Status.h"
+
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace oneflow {
+namespace run {
+
+struct Options {
+  std::string planDir;
+  std::vector<std::pair<std::string, std::string>> inputs; // NAME, FILE
+  std::string outputDir;
+  std::string traceFile;
+  int64_t steps = 1;
+  int numRanks = 0; // --np; 0: the plan's
+  bool help = false;
+};
+
+/// Parses argv; `--opt value` and `--opt=value` are both accepted.
+runtime::Expected<Options> parseCommandLine(int argc, char **argv);
+
+const char *helpText();
+
+} // namespace run
+} // namespace oneflow
+
+#endif // ONEFLOW_TOOLS_ONEFLOW_RUN_OPTIONS_H

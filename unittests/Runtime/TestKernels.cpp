@@ -1,0 +1,71 @@
+//===- TestKernels.cpp - A real kernel library for the runtime tests ------===//
+//
+// Built as a MODULE and loaded through the runtime's dlopen path. Vectors
+// are kTestLength (4) elements; see TestSupport.h.
+//
+//===----------------------------------------------------------------------===//
+
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <cstring>
+#include <thread>
+
+#define TEST_KERNEL extern "C" __attribute__((visibility("default")))
+
+namespace {
+constexpr int kLength = 4;
+constexpr int kLogCapacity = 1 << 20;
+std::atomic<int> logSize{0};
+int32_t logEntries[kLogCapacity];
+
+float *f32(void *p) { return static_cast<float *>(p); }
+
+void record(void *id) {
+  int slot = logSize.fetch_add(1);
+  if (slot < kLogCapacity)
+    logEntries[slot] = *static_cast<int32_t *>(id);
+}
+} // namespace
+
+// out = a + b
+TEST_KERNEL void test_add_f32(void **args) {
+  for (int i = 0; i < kLength; ++i)
+    f32(args[2])[i] = f32(args[0])[i] + f32(args[1])[i];
+}
+
+// out = x * scale[0]
+TEST_KERNEL void test_scale(void **args) {
+  for (int i = 0; i < kLength; ++i)
+    f32(args[2])[i] = f32(args[0])[i] * f32(args[1])[0];
+}
+
+// out = x
+TEST_KERNEL void test_copy_f32(void **args) {
+  std::memcpy(args[1], args[0], kLength * sizeof(float));
+}
+
+// Appends the i32 in args[0] to the call log; out = args[1].
+TEST_KERNEL void test_record(void **args) {
+  record(args[0]);
+  std::memcpy(args[2], args[1], kLength * sizeof(float));
+}
+
+// test_record after 2 ms: a slow consumer.
+TEST_KERNEL void test_slow_record(void **args) {
+  std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  test_record(args);
+}
+
+// out = x, after 1 ms.
+TEST_KERNEL void test_slow_copy_f32(void **args) {
+  std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  test_copy_f32(args);
+}
+
+// Nothing: measures the runtime alone.
+TEST_KERNEL void test_noop(void **) {}
+
+TEST_KERNEL void test_log_reset() { logSize = 0; }
+TEST_KERNEL int test_log_size() { return logSize.load(); }
+TEST_KERNEL int32_t test_log_get(int i) { return logEntries[i]; }

@@ -1,0 +1,83 @@
+//===- TestSupport.h - Plans, plan directories and kernels for tests ------===//
+//
+// Builds real plans programmatically and real plan directories (plan.pb,
+// the test kernel library as kernels.so, weights.bin) in a temporary
+// directory. Shared by the unit tests, the lit helper and the benchmark.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef ONEFLOW_UNITTESTS_RUNTIME_TESTSUPPORT_H
+#define ONEFLOW_UNITTESTS_RUNTIME_TESTSUPPORT_H
+
+#include "oneflow/Runtime/Executor.h"
+
+#include <string>
+#include <vector>
+
+namespace oneflow {
+namespace runtime {
+namespace test {
+
+/// Elements of the f32 vectors the test kernels work on.
+constexpr int kTestLength = 4;
+
+/// The test kernel module (built next to the tests).
+const char *testKernelsPath();
+
+/// Builds a plan one regst and task at a time; ids are assigned in order.
+class PlanBuilder {
+public:
+  PlanBuilder();
+
+  int64_t regst(const std::string &name, plan::DataType dtype = plan::F32,
+                std::vector<int64_t> shape = {kTestLength}, int numSlots = 1);
+  int64_t persistent(const std::string &name, int64_t weightsOffset = -1,
+                     plan::DataType dtype = plan::F32,
+                     std::vector<int64_t> shape = {kTestLength});
+  int64_t kernel(const std::string &name, const std::string &symbol,
+                 std::vector<int64_t> ins, std::vector<int64_t> outs,
+                 const std::string &stream = "compute");
+  /// A graph input fed into `regst` by an INPUT task.
+  int64_t input(const std::string &name, int64_t regst,
+                const std::string &stream = "io");
+  /// A graph output drained from `regst` by an OUTPUT task.
+  int64_t output(const std::string &name, int64_t regst,
+                 const std::string &stream = "io");
+
+  plan::Regst &regstById(int64_t id);
+  plan::Task &taskById(int64_t id);
+
+  plan::Plan plan;
+};
+
+/// A temporary directory holding kernels.so (a link to the test kernels),
+/// removed with everything in it at destruction.
+class PlanDir {
+public:
+  PlanDir();
+  ~PlanDir();
+  PlanDir(const PlanDir &) = delete;
+  PlanDir &operator=(const PlanDir &) = delete;
+
+  const std::string &path() const { return dir; }
+  std::string file(const std::string &name) const { return dir + "/" + name; }
+  void write(const std::string &name, const std::string &bytes) const;
+  void writePlan(const plan::Plan &plan) const;
+
+private:
+  std::string dir;
+};
+
+/// An f32 vector tensor.
+HostTensor vec(std::vector<float> values);
+std::vector<float> values(const HostTensor &tensor);
+
+/// Calls of the test kernels' log (test_record), in order.
+std::vector<int32_t> kernelLog();
+void resetKernelLog();
+
+} // namespace test
+} // namespace runtime
+} // namespace oneflow
+
+#endif // ONEFLOW_UNITTESTS_RUNTIME_TESTSUPPORT_H
