@@ -19,6 +19,7 @@
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/OpenMP/OpenMPToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Export.h"
 #include "llvm/IR/LegacyPassManager.h"
 #include "llvm/IR/Module.h"
@@ -48,18 +49,23 @@ static constexpr llvm::StringLiteral kLoweringPipeline =
     "unknown-type-conversion=identity-layout-map},"
     "buffer-results-to-out-params{hoist-static-allocs modify-public-functions},"
     "buffer-deallocation-pipeline,"
-    "convert-linalg-to-loops,"
+    "convert-linalg-to-parallel-loops,"
+    "oneflow-serialize-small-parallel-loops,"
+    "convert-scf-to-openmp,"
     "lower-affine,"
     "expand-strided-metadata,"
+    // Before scf-to-cf: OpenMP loop bodies sit in memref.alloca_scope
+    // regions, which must be lowered while they still have one block.
+    "finalize-memref-to-llvm,"
     "convert-scf-to-cf,"
     "convert-math-to-llvm,"
     "convert-math-to-funcs,"
     "convert-math-to-libm,"
-    "finalize-memref-to-llvm,"
     "convert-arith-to-llvm,"
     "convert-index-to-llvm,"
     "convert-func-to-llvm{use-bare-ptr-memref-call-conv},"
     "convert-cf-to-llvm,"
+    "convert-openmp-to-llvm,"
     "reconcile-unrealized-casts";
 
 /// Copies the kernels (and the declarations they call) into a new module.
@@ -136,6 +142,7 @@ static LogicalResult emitObject(ModuleOp module, StringRef objectPath) {
   llvm::InitializeNativeTargetAsmPrinter();
   registerBuiltinDialectTranslation(*module.getContext());
   registerLLVMDialectTranslation(*module.getContext());
+  registerOpenMPDialectTranslation(*module.getContext());
 
   llvm::LLVMContext llvmContext;
   std::unique_ptr<llvm::Module> llvmModule =
@@ -183,8 +190,15 @@ static LogicalResult link(Location loc, StringRef objectPath,
                           StringRef libraryPath) {
   std::string compiler = ONEFLOW_CXX_COMPILER;
   std::string kernels = kernelLibraryPath();
-  SmallVector<StringRef> args = {compiler, "-shared", "-o", libraryPath,
-                                 objectPath, kernels, "-lopenblas", "-lm"};
+  // Large loops run on LLVM's OpenMP runtime (the one MLIR's OpenMP
+  // lowering targets), found through the rpath when the plan is loaded.
+  std::string ompDir = ONEFLOW_OPENMP_LIBRARY_DIR;
+  std::string rpath = "-Wl,-rpath," + ompDir;
+  std::string ompSearch = "-L" + ompDir;
+  SmallVector<StringRef> args = {compiler,   "-shared",    "-o",
+                                 libraryPath, objectPath, kernels,
+                                 "-lopenblas", ompSearch,  "-lomp",
+                                 rpath,        "-lm"};
   std::string message;
   int rc = llvm::sys::ExecuteAndWait(compiler, args, std::nullopt, {}, 0, 0,
                                      &message);

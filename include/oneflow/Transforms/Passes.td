@@ -22,4 +22,20 @@ def OutlineKernels : Pass<"oneflow-outline-kernels", "ModuleOp"> {
   let dependentDialects = ["::mlir::func::FuncDialect"];
 }
 
+def SerializeSmallParallelLoops
+    : Pass<"oneflow-serialize-small-parallel-loops", "ModuleOp"> {
+  let summary = "Run parallel loops with little work sequentially";
+  let description = [{
+    Outermost `scf.parallel` loops whose static amount of work (the trip
+    counts of the loop and of every loop nested in it, multiplied) is below
+    `min-work` become nested `scf.for` loops: starting threads would cost
+    more than the loop. The others are left for OpenMP.
+  }];
+  let options = [
+    Option<"minWork", "min-work", "int64_t", /*default=*/"32768",
+           "Iterations (innermost bodies) below which a loop stays sequential">,
+  ];
+  let dependentDialects = ["::mlir::scf::SCFDialect"];
+}
+
 #endif // ONEFLOW_TRANSFORMS_PASSES_TD
