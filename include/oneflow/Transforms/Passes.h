@@ -5,6 +5,7 @@
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "oneflow/Dialect/SBP/SBPDialect.h"
 #include "mlir/Pass/Pass.h"
 
 namespace mlir {

@@ -38,4 +38,65 @@ def SerializeSmallParallelLoops
   let dependentDialects = ["::mlir::scf::SCFDialect"];
 }
 
+def SbpApplyStrategy : Pass<"sbp-apply-strategy", "ModuleOp"> {
+  let summary = "Place @main on a mesh and pin the anchor SBPs of a strategy";
+  let description = [{
+    Creates `sbp.mesh @mesh` with the given shape and device, places the
+    graph on it, and pins SBPs on the mesh axes the strategy names:
+
+    - `data`: graph inputs split along their first (batch) axis, parameters
+      broadcast.
+    - `tensor` (Megatron): matmuls with a parameter weight alternate between
+      column-parallel (weight split on its output features) and row-parallel
+      (split on its input features) along chains of ops that keep a feature
+      split (elementwise ops, reshapes, transposes, softmax, batched matmuls
+      of activations), so that a column/row pair needs one all-reduce;
+      embedding tables are split on the vocabulary.
+
+    `data,tensor` on a 2-D mesh applies data to axis 0 and tensor to axis 1.
+    Everything not pinned is left to `sbp-infer`.
+  }];
+  let options = [
+    ListOption<"meshShape", "mesh", "int64_t", "Devices per mesh axis (1 to 3 axes)">,
+    Option<"strategy", "strategy", "std::string", /*default=*/"\"data\"",
+           "data, tensor or data,tensor (one entry per mesh axis)">,
+    Option<"device", "device", "std::string", /*default=*/"\"cpu\"",
+           "cpu or cuda">,
+  ];
+  let dependentDialects = ["::mlir::sbp::SBPDialect"];
+}
+
+def SbpInfer : Pass<"sbp-infer", "ModuleOp"> {
+  let summary = "Give every op of the placed graph an SBP signature";
+  let description = [{
+    Walks the graph in order and gives each op without a pinned signature
+    the nd-signature (one signature of its factor rule per mesh axis) with
+    the least cost: the bytes that boxing its operands from their
+    producers' SBPs moves (the architecture's cost table, axis by axis),
+    plus the per-device share of its compute. Splits must divide the
+    dimensions they split. Ties go to the first signature in enumeration
+    order, so the result is deterministic.
+  }];
+  let dependentDialects = ["::mlir::sbp::SBPDialect"];
+}
+
+def SbpInsertBoxing : Pass<"sbp-insert-boxing", "ModuleOp"> {
+  let summary = "Insert sbp.boxing where a producer's SBP is not what its consumer needs";
+  let description = [{
+    After `sbp-infer`, every operand whose producer's nd-SBP differs from
+    the one the consumer's signature needs is converted by an `sbp.boxing`.
+    Graph results are boxed to all-broadcast: full logical values.
+  }];
+  let dependentDialects = ["::mlir::sbp::SBPDialect"];
+}
+
+def SbpReport : Pass<"sbp-report", "ModuleOp"> {
+  let summary = "Print each op's SBP signature and the bytes every boxing moves";
+  let description = [{
+    Prints, for the placed graph, one line per op with its signature and one
+    per boxing with the collective it needs and the bytes each device sends,
+    then the total, so that users can see what a distribution costs.
+  }];
+}
+
 #endif // ONEFLOW_TRANSFORMS_PASSES_TD

@@ -156,6 +156,7 @@ SbpSignature SbpFactorRule::splitSignature(int factor) const {
     return Sbp::broadcast();
   };
   SbpSignature sig;
+  sig.splitFactor = factor;
   for (const auto &dims : operandFactors)
     sig.operands.push_back(sbpOf(dims, false));
   for (const auto &dims : resultFactors)

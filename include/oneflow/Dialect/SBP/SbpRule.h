@@ -55,6 +55,8 @@ struct Sbp {
 struct SbpSignature {
   llvm::SmallVector<Sbp, 4> operands;
   llvm::SmallVector<Sbp, 2> results;
+  /// The factor this signature splits, or -1 (all-B and partial-sum ones).
+  int splitFactor = -1;
 
   bool operator==(const SbpSignature &other) const {
     return operands == other.operands && results == other.results;

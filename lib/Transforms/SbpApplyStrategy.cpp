@@ -1,0 +1,183 @@
+//===- SbpApplyStrategy.cpp - Mesh placement and anchor SBPs --------------===//
+
+#include "SbpUtils.h"
+
+#include "oneflow/Dialect/OneFlow/OneFlowDialect.h"
+#include "oneflow/Transforms/Passes.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/SymbolTable.h"
+#include "llvm/ADT/DenseSet.h"
+#include "llvm/ADT/StringExtras.h"
+
+namespace mlir {
+namespace oneflow {
+#define GEN_PASS_DEF_SBPAPPLYSTRATEGY
+#include "oneflow/Transforms/Passes.h.inc"
+} // namespace oneflow
+} // namespace mlir
+
+using namespace mlir;
+using namespace mlir::oneflow;
+using sbp::Sbp;
+
+namespace {
+
+/// Ops through which a feature-dimension split flows unchanged, so that a
+/// column-parallel layer's split output reaches the next layer's input.
+bool keepsFeatureSplit(Operation *op) {
+  return isa<ReluOp, GeluOp, TanhOp, SigmoidOp, SiluOp, ErfOp, ExpOp, NegOp,
+             LeakyReluOp, EluOp, AddOp, SubOp, MulOp, DivOp, PowOp, WhereOp,
+             CastOp, ReshapeOp, TransposeOp, SplitOp, SoftmaxOp, LogSoftmaxOp,
+             BatchMatmulOp, SqueezeOp, UnsqueezeOp, FlattenOp>(op);
+}
+
+/// The tensor-parallel pins of one mesh axis: weight splits of matmuls,
+/// alternating column/row along chains, and vocabulary splits of embeddings.
+class TensorParallelPlanner {
+public:
+  explicit TensorParallelPlanner(int64_t devices) : devices(devices) {}
+
+  /// Splits for parameter reads, by variable op.
+  llvm::DenseMap<Operation *, Sbp> run(func::FuncOp graph) {
+    for (Operation &op : graph.getOps()) {
+      if (auto matmul = dyn_cast<MatmulOp>(op))
+        planMatmul(&op, matmul.getA(), matmul.getB(), matmul.getTransposeB());
+      else if (auto bmm = dyn_cast<BatchMatmulOp>(op))
+        planMatmul(&op, bmm.getA(), bmm.getB(), bmm.getTransposeB());
+      else if (auto gather = dyn_cast<GatherOp>(op))
+        if (gather.getAxis() == 0)
+          pin(gather.getData(), 0);
+    }
+    return pins;
+  }
+
+private:
+  void planMatmul(Operation *op, Value input, Value weight, bool transposed) {
+    if (!weight.getDefiningOp<VariableOp>())
+      return;
+    int64_t rank = cast<RankedTensorType>(weight.getType()).getRank();
+    // The weight is [..., K, N] (or [..., N, K] when transposed).
+    int64_t kDim = transposed ? rank - 1 : rank - 2;
+    int64_t nDim = transposed ? rank - 2 : rank - 1;
+    if (fedByColumnParallel(input)) {
+      pin(weight, kDim); // row-parallel: partial sums, one all-reduce
+    } else if (pin(weight, nDim)) {
+      columnParallel.insert(op); // column-parallel: split outputs
+    }
+  }
+
+  /// Pins `weight` split along `dim` when the mesh axis divides it.
+  bool pin(Value weight, int64_t dim) {
+    auto variable = weight.getDefiningOp<VariableOp>();
+    auto type = cast<RankedTensorType>(weight.getType());
+    if (!variable || type.getDimSize(dim) % devices != 0)
+      return false;
+    pins[variable] = Sbp::split(dim);
+    return true;
+  }
+
+  bool fedByColumnParallel(Value value) {
+    Operation *op = value.getDefiningOp();
+    if (!op)
+      return false;
+    if (columnParallel.contains(op))
+      return true;
+    auto [it, inserted] = memo.try_emplace(op, false);
+    if (!inserted)
+      return it->second;
+    bool result = false;
+    if (keepsFeatureSplit(op))
+      result = llvm::any_of(op->getOperands(), [&](Value operand) {
+        return fedByColumnParallel(operand);
+      });
+    return memo[op] = result;
+  }
+
+  int64_t devices;
+  llvm::DenseMap<Operation *, Sbp> pins;
+  llvm::DenseSet<Operation *> columnParallel;
+  llvm::DenseMap<Operation *, bool> memo;
+};
+
+struct SbpApplyStrategyPass
+    : public oneflow::impl::SbpApplyStrategyBase<SbpApplyStrategyPass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    auto graph = module.lookupSymbol<func::FuncOp>("main");
+    if (!graph) {
+      module.emitError() << "no @main graph to place";
+      return signalPassFailure();
+    }
+    SmallVector<int64_t> shape(meshShape.begin(), meshShape.end());
+    if (shape.empty())
+      shape.push_back(1);
+    if (shape.size() > 3 ||
+        llvm::any_of(shape, [](int64_t d) { return d < 1; })) {
+      module.emitError() << "unsupported mesh: 1 to 3 axes of at least one "
+                            "device each";
+      return signalPassFailure();
+    }
+    SmallVector<StringRef> kinds;
+    StringRef(strategy).split(kinds, ',');
+    if (kinds.size() != shape.size()) {
+      module.emitError() << "strategy '" << strategy << "' names "
+                         << kinds.size() << " mesh axes but the mesh has "
+                         << shape.size();
+      return signalPassFailure();
+    }
+    for (StringRef kind : kinds)
+      if (kind != "data" && kind != "tensor") {
+        module.emitError() << "unknown SBP strategy '" << kind
+                           << "' (expected data or tensor)";
+        return signalPassFailure();
+      }
+
+    OpBuilder builder(module.getContext());
+    builder.setInsertionPointToStart(module.getBody());
+    auto mesh = sbp::MeshOp::create(
+        builder, module.getLoc(), builder.getStringAttr("mesh"),
+        builder.getDenseI64ArrayAttr(shape), DenseI64ArrayAttr(),
+        builder.getStringAttr(device));
+    SymbolTable(module).insert(mesh);
+    auto placement = FlatSymbolRefAttr::get(mesh.getSymNameAttr());
+    graph->setAttr(sbp::SBPDialect::kPlacementAttrName, placement);
+
+    MLIRContext *context = module.getContext();
+    SmallVector<NdSbp> argSbps(graph.getNumArguments(),
+                               broadcastNd(shape.size()));
+    llvm::DenseMap<Operation *, NdSbp> variableSbps;
+    for (auto [axis, kind] : llvm::enumerate(kinds)) {
+      if (kind == "data") {
+        for (auto [index, arg] : llvm::enumerate(graph.getArguments())) {
+          auto type = cast<RankedTensorType>(arg.getType());
+          if (type.getRank() >= 1 && type.getDimSize(0) % shape[axis] == 0)
+            argSbps[index][axis] = Sbp::split(0);
+        }
+        continue;
+      }
+      for (auto [variable, split] :
+           TensorParallelPlanner(shape[axis]).run(graph)) {
+        auto [it, inserted] =
+            variableSbps.try_emplace(variable, broadcastNd(shape.size()));
+        it->second[axis] = split;
+      }
+    }
+    for (auto [index, nd] : llvm::enumerate(argSbps))
+      graph.setArgAttr(index, sbp::SBPDialect::kNdSbpAttrName,
+                       sbp::NdSbpAttr::get(context, nd));
+    // Parameters are broadcast unless a tensor-parallel rule split them.
+    graph.walk([&](VariableOp variable) {
+      NdSbp nd = broadcastNd(shape.size());
+      if (auto it = variableSbps.find(variable); it != variableSbps.end())
+        nd = it->second;
+      variable->setAttr(sbp::SBPDialect::kSignatureAttrName,
+                        sbp::SignatureAttr::get(
+                            context, {}, {sbp::NdSbpAttr::get(context, nd)}));
+      variable->setAttr(sbp::SBPDialect::kPlacementAttrName, placement);
+    });
+  }
+};
+} // namespace

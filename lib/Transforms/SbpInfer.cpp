@@ -1,0 +1,189 @@
+//===- SbpInfer.cpp - Pick an SBP signature for every op ------------------===//
+
+#include "SbpUtils.h"
+
+#include "oneflow/Dialect/SBP/BoxingCost.h"
+#include "oneflow/Transforms/Passes.h"
+
+#include "llvm/ADT/DenseMap.h"
+
+namespace mlir {
+namespace oneflow {
+#define GEN_PASS_DEF_SBPINFER
+#include "oneflow/Transforms/Passes.h.inc"
+} // namespace oneflow
+} // namespace mlir
+
+using namespace mlir;
+using namespace mlir::oneflow;
+using sbp::Sbp;
+using sbp::SbpFactorRule;
+using sbp::SbpSignature;
+
+namespace {
+
+/// An nd-signature: one SBP per mesh axis for every operand and result.
+struct NdSignature {
+  SmallVector<NdSbp> operands, results;
+};
+
+sbp::SignatureAttr toAttr(MLIRContext *context, const NdSignature &sig) {
+  auto convert = [&](ArrayRef<NdSbp> list) {
+    return llvm::map_to_vector(list, [&](const NdSbp &nd) {
+      return sbp::NdSbpAttr::get(context, nd);
+    });
+  };
+  return sbp::SignatureAttr::get(context, convert(sig.operands),
+                                 convert(sig.results));
+}
+
+NdSignature fromAttr(sbp::SignatureAttr attr) {
+  NdSignature sig;
+  for (sbp::NdSbpAttr nd : attr.getInputs())
+    sig.operands.push_back(nd.getValues());
+  for (sbp::NdSbpAttr nd : attr.getOutputs())
+    sig.results.push_back(nd.getValues());
+  return sig;
+}
+
+/// The size of every factor of `rule`, read off the op's tensor types.
+SmallVector<int64_t> factorSizes(const SbpFactorRule &rule, Operation *op) {
+  SmallVector<int64_t> sizes(rule.getNumFactors(), 1);
+  auto visit = [&](ArrayRef<SmallVector<int, 4>> tensors, TypeRange types) {
+    for (auto [dims, type] : llvm::zip(tensors, types)) {
+      auto tensor = cast<RankedTensorType>(type);
+      for (auto [dim, factor] : llvm::enumerate(dims))
+        if (factor != SbpFactorRule::kNoFactor)
+          sizes[factor] = std::max(sizes[factor], tensor.getDimSize(dim));
+    }
+  };
+  visit(rule.getOperandFactors(), op->getOperandTypes());
+  visit(rule.getResultFactors(), op->getResultTypes());
+  return sizes;
+}
+
+struct SbpInferPass : public oneflow::impl::SbpInferBase<SbpInferPass> {
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    auto graph = module.lookupSymbol<func::FuncOp>("main");
+    if (!graph)
+      return;
+    sbp::MeshOp mesh = getGraphMesh(graph);
+    if (!mesh)
+      return signalPassFailure();
+    meshShape.assign(mesh.getShape().begin(), mesh.getShape().end());
+    placement = graph->getAttrOfType<FlatSymbolRefAttr>(
+        sbp::SBPDialect::kPlacementAttrName);
+
+    for (BlockArgument arg : graph.getArguments()) {
+      NdSbp nd = argumentSbp(graph, arg.getArgNumber(), meshShape.size());
+      if (!splitsDivide(nd, arg.getType(), meshShape)) {
+        graph.emitError() << "argument #" << arg.getArgNumber() << " of type "
+                          << arg.getType() << " cannot be split "
+                          << ndString(nd) << " over the mesh "
+                          << meshString(meshShape)
+                          << ": a split dimension is not divisible";
+        return signalPassFailure();
+      }
+      sbpOf[arg] = nd;
+    }
+    for (Operation &op : graph.getOps()) {
+      if (isa<func::ReturnOp>(op))
+        continue;
+      if (failed(inferOp(&op)))
+        return signalPassFailure();
+    }
+  }
+
+  LogicalResult inferOp(Operation *op) {
+    auto ruleOp = dyn_cast<sbp::SbpRuleOpInterface>(op);
+    if (!ruleOp)
+      return op->emitOpError() << "has no SBP rule and cannot be distributed";
+    NdSignature chosen;
+    if (auto pinned = op->getAttrOfType<sbp::SignatureAttr>(
+            sbp::SBPDialect::kSignatureAttrName)) {
+      chosen = fromAttr(pinned);
+      for (auto [index, result] : llvm::enumerate(op->getResults()))
+        if (!splitsDivide(chosen.results[index], result.getType(),
+                          meshShape))
+          return op->emitOpError()
+                 << "result #" << index << " of type " << result.getType()
+                 << " cannot be split " << ndString(chosen.results[index])
+                 << " over the mesh: a split dimension is not divisible";
+    } else {
+      chosen = choose(op, ruleOp.getSbpFactorRule());
+      op->setAttr(sbp::SBPDialect::kSignatureAttrName,
+                  toAttr(op->getContext(), chosen));
+    }
+    op->setAttr(sbp::SBPDialect::kPlacementAttrName, placement);
+    for (auto [result, nd] : llvm::zip(op->getResults(), chosen.results))
+      sbpOf[result] = nd;
+    return success();
+  }
+
+  /// The cheapest valid nd-signature: boxing bytes of the operands plus the
+  /// per-device share of the iteration space. The all-B signature always
+  /// fits, so there is always one.
+  NdSignature choose(Operation *op, const SbpFactorRule &rule) {
+    SmallVector<SbpSignature> sigs = rule.enumerateSignatures();
+    double work = 1;
+    for (int64_t size : factorSizes(rule, op))
+      work *= size;
+    // Sources (constants, parameters) compute nothing: all-B unless pinned.
+    if (op->getNumOperands() == 0)
+      work = 0;
+    size_t axes = meshShape.size();
+    SmallVector<size_t> index(axes, 0);
+    NdSignature best;
+    double bestCost = std::numeric_limits<double>::infinity();
+    while (true) {
+      NdSignature candidate;
+      candidate.operands.assign(op->getNumOperands(), NdSbp(axes));
+      candidate.results.assign(op->getNumResults(), NdSbp(axes));
+      double degree = 1;
+      for (size_t axis = 0; axis < axes; ++axis) {
+        const SbpSignature &sig = sigs[index[axis]];
+        for (size_t i = 0; i < sig.operands.size(); ++i)
+          candidate.operands[i][axis] = sig.operands[i];
+        for (size_t i = 0; i < sig.results.size(); ++i)
+          candidate.results[i][axis] = sig.results[i];
+        if (sig.splitFactor >= 0)
+          degree *= meshShape[axis];
+      }
+      if (fits(op, candidate)) {
+        double cost = work / degree;
+        for (auto [operand, nd] :
+             llvm::zip(op->getOperands(), candidate.operands))
+          cost += sbp::boxingBytesND(sbpOf.lookup(operand), nd,
+                                     tensorBytes(operand.getType()),
+                                     meshShape);
+        if (cost < bestCost) {
+          bestCost = cost;
+          best = candidate;
+        }
+      }
+      // Next combination (odometer over the mesh axes).
+      size_t axis = 0;
+      while (axis < axes && ++index[axis] == sigs.size())
+        index[axis++] = 0;
+      if (axis == axes)
+        break;
+    }
+    return best;
+  }
+
+  bool fits(Operation *op, const NdSignature &sig) {
+    for (auto [value, nd] : llvm::zip(op->getOperands(), sig.operands))
+      if (!splitsDivide(nd, value.getType(), meshShape))
+        return false;
+    for (auto [value, nd] : llvm::zip(op->getResults(), sig.results))
+      if (!splitsDivide(nd, value.getType(), meshShape))
+        return false;
+    return true;
+  }
+
+  SmallVector<int64_t> meshShape;
+  FlatSymbolRefAttr placement;
+  llvm::DenseMap<Value, NdSbp> sbpOf;
+};
+} // namespace

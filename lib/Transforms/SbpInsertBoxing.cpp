@@ -1,0 +1,77 @@
+//===- SbpInsertBoxing.cpp - Convert SBPs between producers and consumers -===//
+
+#include "SbpUtils.h"
+
+#include "oneflow/Transforms/Passes.h"
+
+#include "mlir/IR/Builders.h"
+
+namespace mlir {
+namespace oneflow {
+#define GEN_PASS_DEF_SBPINSERTBOXING
+#include "oneflow/Transforms/Passes.h.inc"
+} // namespace oneflow
+} // namespace mlir
+
+using namespace mlir;
+using namespace mlir::oneflow;
+
+namespace {
+struct SbpInsertBoxingPass
+    : public oneflow::impl::SbpInsertBoxingBase<SbpInsertBoxingPass> {
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    auto graph = module.lookupSymbol<func::FuncOp>("main");
+    if (!graph)
+      return;
+    sbp::MeshOp mesh = getGraphMesh(graph);
+    if (!mesh)
+      return signalPassFailure();
+    size_t meshRank = mesh.getShape().size();
+    auto meshRef = FlatSymbolRefAttr::get(mesh.getSymNameAttr());
+    MLIRContext *context = module.getContext();
+
+    // The nd-SBP each value is produced with.
+    auto producedSbp = [&](Value value) -> NdSbp {
+      if (auto arg = dyn_cast<BlockArgument>(value))
+        return argumentSbp(graph, arg.getArgNumber(), meshRank);
+      Operation *op = value.getDefiningOp();
+      if (auto boxing = dyn_cast<sbp::BoxingOp>(op))
+        return boxing.getTo().getValues();
+      auto sig = op->getAttrOfType<sbp::SignatureAttr>(
+          sbp::SBPDialect::kSignatureAttrName);
+      if (!sig)
+        return broadcastNd(meshRank);
+      return sig.getOutputs()[cast<OpResult>(value).getResultNumber()]
+          .getValues();
+    };
+
+    OpBuilder builder(context);
+    auto convert = [&](OpOperand &operand, const NdSbp &wanted) {
+      NdSbp have = producedSbp(operand.get());
+      if (have == wanted)
+        return;
+      builder.setInsertionPoint(operand.getOwner());
+      auto boxing = sbp::BoxingOp::create(
+          builder, operand.get().getLoc(), operand.get().getType(),
+          operand.get(), sbp::NdSbpAttr::get(context, have),
+          sbp::NdSbpAttr::get(context, wanted), meshRef);
+      operand.set(boxing.getOutput());
+    };
+    for (Operation &op : llvm::make_early_inc_range(graph.getOps())) {
+      if (isa<func::ReturnOp>(op)) {
+        // Graph results are full logical values.
+        for (OpOperand &operand : op.getOpOperands())
+          convert(operand, broadcastNd(meshRank));
+        continue;
+      }
+      auto sig = op.getAttrOfType<sbp::SignatureAttr>(
+          sbp::SBPDialect::kSignatureAttrName);
+      if (!sig || isa<sbp::BoxingOp>(op))
+        continue;
+      for (OpOperand &operand : op.getOpOperands())
+        convert(operand, sig.getInputs()[operand.getOperandNumber()].getValues());
+    }
+  }
+};
+} // namespace

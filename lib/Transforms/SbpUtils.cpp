@@ -1,0 +1,79 @@
+//===- SbpUtils.cpp - Shared helpers of the SBP passes --------------------===//
+
+#include "SbpUtils.h"
+
+#include "llvm/Support/raw_ostream.h"
+
+using namespace mlir;
+using namespace mlir::oneflow;
+using sbp::Sbp;
+
+sbp::MeshOp mlir::oneflow::getGraphMesh(func::FuncOp graph) {
+  auto placement = graph->getAttrOfType<FlatSymbolRefAttr>(
+      sbp::SBPDialect::kPlacementAttrName);
+  if (!placement) {
+    graph.emitError() << "the graph is not placed on a mesh (run "
+                         "sbp-apply-strategy or set sbp.placement)";
+    return {};
+  }
+  return sbp::lookupMesh(graph, placement);
+}
+
+NdSbp mlir::oneflow::broadcastNd(size_t rank) {
+  return NdSbp(rank, Sbp::broadcast());
+}
+
+NdSbp mlir::oneflow::argumentSbp(func::FuncOp graph, unsigned index,
+                                 size_t meshRank) {
+  if (auto nd = graph.getArgAttrOfType<sbp::NdSbpAttr>(
+          index, sbp::SBPDialect::kNdSbpAttrName))
+    return nd.getValues();
+  return broadcastNd(meshRank);
+}
+
+bool mlir::oneflow::splitsDivide(ArrayRef<Sbp> nd, Type type,
+                                 ArrayRef<int64_t> meshShape) {
+  auto tensor = dyn_cast<RankedTensorType>(type);
+  if (!tensor)
+    return llvm::none_of(nd, [](Sbp s) { return s.isSplit(); });
+  SmallVector<int64_t> divisor(tensor.getRank(), 1);
+  for (auto [axis, s] : llvm::enumerate(nd)) {
+    if (!s.isSplit())
+      continue;
+    if (s.axis >= tensor.getRank())
+      return false;
+    divisor[s.axis] *= meshShape[axis];
+  }
+  for (auto [dim, d] : llvm::enumerate(divisor))
+    if (tensor.getDimSize(dim) % d != 0)
+      return false;
+  return true;
+}
+
+double mlir::oneflow::tensorBytes(Type type) {
+  auto tensor = dyn_cast<RankedTensorType>(type);
+  if (!tensor)
+    return 0;
+  Type element = tensor.getElementType();
+  int64_t bytes =
+      element.isInteger(1) ? 1 : element.getIntOrFloatBitWidth() / 8;
+  return double(tensor.getNumElements()) * bytes;
+}
+
+std::string mlir::oneflow::ndString(ArrayRef<Sbp> nd) {
+  std::string out;
+  llvm::raw_string_ostream os(out);
+  os << "[";
+  llvm::interleaveComma(nd, os, [&](Sbp s) { os << s.str(); });
+  os << "]";
+  return out;
+}
+
+std::string mlir::oneflow::meshString(ArrayRef<int64_t> shape) {
+  std::string out;
+  llvm::raw_string_ostream os(out);
+  os << "[";
+  llvm::interleaveComma(shape, os);
+  os << "]";
+  return out;
+}
