@@ -121,9 +121,10 @@ struct SbpInferPass : public oneflow::impl::SbpInferBase<SbpInferPass> {
     return success();
   }
 
-  /// The cheapest valid nd-signature: boxing bytes of the operands plus the
-  /// per-device share of the iteration space. The all-B signature always
-  /// fits, so there is always one.
+  /// The cheapest valid nd-signature: boxing bytes of the operands, the
+  /// all-reduce its partial-sum results will need, and the per-device share
+  /// of the iteration space. The all-B signature always fits, so there is
+  /// always one.
   NdSignature choose(Operation *op, const SbpFactorRule &rule) {
     SmallVector<SbpSignature> sigs = rule.enumerateSignatures();
     double work = 1;
@@ -157,6 +158,17 @@ struct SbpInferPass : public oneflow::impl::SbpInferBase<SbpInferPass> {
           cost += sbp::boxingBytesND(sbpOf.lookup(operand), nd,
                                      tensorBytes(operand.getType()),
                                      meshShape);
+        // A partial sum must be reduced sooner or later: count it now, so
+        // that a free P is not preferred to a cheaper conversion.
+        for (auto [result, nd] : llvm::zip(op->getResults(),
+                                           candidate.results)) {
+          NdSbp reduced = nd;
+          for (sbp::Sbp &s : reduced)
+            if (s.isPartialSum())
+              s = sbp::Sbp::broadcast();
+          cost += sbp::boxingBytesND(nd, reduced,
+                                     tensorBytes(result.getType()), meshShape);
+        }
         if (cost < bestCost) {
           bestCost = cost;
           best = candidate;
