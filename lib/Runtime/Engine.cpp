@@ -25,7 +25,8 @@ int64_t Engine::nowNs() const {
 
 void Engine::reset(const RunOptions &runOptions) {
   for (auto &regst : regsts)
-    regst->pending.assign(regst->numSlots, 0);
+    if (regst) // Null: on another rank, or read by nobody.
+      regst->pending.assign(regst->numSlots, 0);
   for (Actor &actor : actors)
     for (Actor::InPort &port : actor.inPorts)
       port.readable = 0;
@@ -33,6 +34,7 @@ void Engine::reset(const RunOptions &runOptions) {
     thread->queue.clear();
     thread->firings.clear();
     thread->fired = 0;
+    thread->sends.clear();
   }
   options = &runOptions;
   stopping = false;
@@ -118,9 +120,45 @@ void Engine::runThread(StreamThread &thread) {
         fail(status);
         return;
       }
+      if (!thread.sends.empty())
+        progressSends(thread, /*wait=*/false);
     }
     finishStep(step);
   }
+  // The last sends: their RECVs are on their way (the plan cannot
+  // deadlock); wait so that nothing is in flight when the run returns.
+  if (!stopping.load(std::memory_order_relaxed))
+    progressSends(thread, /*wait=*/true);
+}
+
+int Engine::progressSends(StreamThread &thread, bool wait) {
+  int completed = 0;
+  auto &sends = thread.sends;
+  for (size_t i = 0; i < sends.size();) {
+    StreamThread::PendingSend &pending = sends[i];
+    bool done = false;
+    Status status = testRequests(pending.requests, wait, done);
+    if (!status.ok()) {
+      fail(makeError(PlanGraph::describe(*actors[pending.actor].task),
+                     " at step ", pending.step, ": ", status.message()));
+      return completed;
+    }
+    if (!done) {
+      ++i;
+      continue;
+    }
+    releaseInput(thread, pending.actor, 0, pending.step);
+    sends.erase(sends.begin() + i);
+    ++completed;
+  }
+  return completed;
+}
+
+void Engine::releaseInput(StreamThread &thread, int actorIndex, int port,
+                          int64_t step) {
+  const Regst *regst = actors[actorIndex].inPorts[port].regst;
+  if (!regst->persistent)
+    send(thread, {Message::Release, regst->producer, regst->producerPort, step});
 }
 
 bool Engine::canFire(const Actor &actor, int64_t step) const {
@@ -160,6 +198,21 @@ Status Engine::fire(int actorIndex, int64_t step, StreamThread &thread) {
       status = (*sink)(task.io_name(), step, actor.args[0],
                        actor.inPorts[0].regst->desc->size_bytes());
     break;
+  case plan::COLLECTIVE: {
+    if (!actor.collective) {
+      status = makeError("no communicator for a COLLECTIVE task");
+      break;
+    }
+    void *in = actor.argPorts.empty() ? nullptr : actor.args[0];
+    void *out = actor.outs.empty() ? nullptr : actor.args[actor.argPorts.size()];
+    if (actor.isSend) {
+      thread.sends.push_back({actorIndex, step, {}});
+      status = actor.collective->startSend(in, thread.sends.back().requests);
+    } else {
+      status = actor.collective->run(in, out);
+    }
+    break;
+  }
   default:
     break;
   }
@@ -177,8 +230,9 @@ Status Engine::fire(int actorIndex, int64_t step, StreamThread &thread) {
     if (in.regst->persistent)
       continue;
     --in.readable;
-    send(thread,
-         {Message::Release, in.regst->producer, in.regst->producerPort, step});
+    if (!actor.isSend) // A SEND releases its slot once the send completed.
+      send(thread, {Message::Release, in.regst->producer,
+                    in.regst->producerPort, step});
   }
   for (int port = 0, e = int(actor.outs.size()); port < e; ++port) {
     Regst *out = actor.outs[port];
@@ -211,7 +265,21 @@ void Engine::apply(const Message &message) {
 
 bool Engine::waitForMessages(StreamThread &thread,
                              std::vector<Message> &inbox) {
-  thread.queue.popAll(inbox);
+  if (thread.sends.empty()) {
+    thread.queue.popAll(inbox);
+  } else {
+    // Sends in flight need MPI's progress (and complete into releases that
+    // may be what this thread waits for): poll them between short waits.
+    while (true) {
+      if (progressSends(thread, /*wait=*/false) > 0 ||
+          stopping.load(std::memory_order_relaxed)) {
+        thread.queue.popAllFor(inbox, std::chrono::seconds(0));
+        break;
+      }
+      if (thread.queue.popAllFor(inbox, std::chrono::microseconds(50)))
+        break;
+    }
+  }
   for (const Message &message : inbox) {
     if (message.kind == Message::Stop)
       return false;
@@ -242,6 +310,8 @@ void Engine::finishStep(int64_t step) {
 }
 
 void Engine::fail(const Status &status) {
+  if (fatal)
+    fatal(status); // Does not return.
   {
     std::lock_guard<std::mutex> lock(errorMutex);
     if (!firstError.ok())

@@ -16,6 +16,7 @@
 #define ONEFLOW_LIB_RUNTIME_ENGINE_H
 
 #include "MessageQueue.h"
+#include "MpiCollectives.h"
 
 #include "oneflow/Runtime/Executor.h"
 #include "oneflow/Runtime/KernelLibrary.h"
@@ -54,6 +55,8 @@ struct Actor {
   const plan::Task *task = nullptr;
   int thread = -1;
   KernelFn kernel = nullptr;
+  CollectiveOp *collective = nullptr; // COLLECTIVE tasks
+  bool isSend = false;                // a SEND: releases its input late
   std::vector<InPort> inPorts; // one per distinct in regst
   std::vector<int> argPorts;   // per Task.in_regsts entry: its in port
   std::vector<Regst *> outs;   // per Task.out_regsts entry
@@ -72,6 +75,13 @@ struct StreamThread {
   };
   std::vector<Firing> firings;
   int64_t fired = 0;
+  // SENDs in flight: their input slot is released once the send completed.
+  struct PendingSend {
+    int actor;
+    int64_t step;
+    std::vector<MPI_Request> requests;
+  };
+  std::vector<PendingSend> sends;
 };
 
 class Engine {
@@ -79,6 +89,14 @@ public:
   Engine(std::vector<std::unique_ptr<Regst>> regsts, std::vector<Actor> actors,
          std::vector<std::unique_ptr<StreamThread>> threads);
 
+  /// Called with the first error of a run instead of stopping the threads
+  /// (multi-rank runs: other ranks may wait for this one, so the job is
+  /// aborted; it does not return).
+  void setFatalHandler(std::function<void(const Status &)> handler) {
+    fatal = std::move(handler);
+  }
+  /// steady_clock time (ns) at which the last run started.
+  int64_t runStartNs() const { return startNs; }
   Status run(const RunOptions &options, const InputFeed &feed,
              const OutputSink &sink, RunStats &stats,
              std::vector<TraceEvent> &trace);
@@ -90,6 +108,10 @@ private:
   bool canFire(const Actor &actor, int64_t step) const;
   Status fire(int actorIndex, int64_t step, StreamThread &thread);
   void send(const StreamThread &from, const Message &message);
+  /// Releases the inputs of completed SENDs (all of them when `wait`);
+  /// returns how many completed.
+  int progressSends(StreamThread &thread, bool wait);
+  void releaseInput(StreamThread &thread, int actor, int port, int64_t step);
   void apply(const Message &message);
   /// Blocks for messages and applies them; false when told to stop.
   bool waitForMessages(StreamThread &thread, std::vector<Message> &inbox);
@@ -100,6 +122,7 @@ private:
   std::vector<std::unique_ptr<Regst>> regsts;
   std::vector<Actor> actors;
   std::vector<std::unique_ptr<StreamThread>> threads;
+  std::function<void(const Status &)> fatal;
 
   // Per run.
   const RunOptions *options = nullptr;

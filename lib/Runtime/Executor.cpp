@@ -4,6 +4,8 @@
 
 #include "Engine.h"
 
+#include "oneflow/Runtime/Distributed.h"
+#include "oneflow/Runtime/FileUtil.h"
 #include "oneflow/Runtime/KernelLibrary.h"
 
 #include <cerrno>
@@ -51,10 +53,16 @@ struct Executor::Impl {
   std::unique_ptr<KernelLibrary> kernels;
   MemoryPlan memory;
   AlignedBuffer arena, persistent;
+  std::unique_ptr<MpiCollectives> collectives;
   std::unique_ptr<Engine> engine;
   RunStats stats;
   std::vector<TraceEvent> trace;
 
+  /// Validation, kernels, memory and weights: everything local to the rank.
+  Status prepare(const std::string &planDir,
+                 std::vector<KernelFn> &kernelOfTask);
+  /// Rank 0 gets every rank's firings in `trace`, on one clock.
+  void gatherTrace();
   Status loadWeights(const std::string &planDir);
   Status loadKernels(const std::string &planDir,
                      std::vector<KernelFn> &kernelOfTask);
@@ -66,14 +74,21 @@ Executor::~Executor() = default;
 
 Expected<std::unique_ptr<Executor>>
 Executor::load(const std::string &planDir, const ExecutorOptions &options) {
-  std::error_code ec;
-  if (!std::filesystem::exists(planDir, ec))
-    return makeError("plan directory '", planDir, "' does not exist");
-  if (!std::filesystem::is_directory(planDir, ec))
-    return makeError("'", planDir, "' is not a plan directory");
-  Expected<plan::Plan> plan = readPlanFile(resolve(planDir, "plan.pb"));
-  if (!plan.ok())
+  auto readPlan = [&]() -> Expected<plan::Plan> {
+    std::error_code ec;
+    if (!std::filesystem::exists(planDir, ec))
+      return makeError("plan directory '", planDir, "' does not exist");
+    if (!std::filesystem::is_directory(planDir, ec))
+      return makeError("'", planDir, "' is not a plan directory");
+    return readPlanFile(resolve(planDir, "plan.pb"));
+  };
+  Expected<plan::Plan> plan = readPlan();
+  if (!plan.ok()) {
+    // The other ranks wait in create's agreement for this one.
+    if (options.world)
+      return options.world->agree(plan.error());
     return plan.error();
+  }
   return create(plan.take(), planDir, options);
 }
 
@@ -83,46 +98,70 @@ Executor::create(plan::Plan planProto, const std::string &planDir,
   auto impl = std::make_unique<Impl>();
   impl->plan = std::make_unique<plan::Plan>(std::move(planProto));
   impl->options = options;
-  const plan::Plan &plan = *impl->plan;
-
-  Expected<PlanGraph> graph = PlanGraph::build(plan);
-  if (!graph.ok())
-    return graph.error();
-  impl->graph.emplace(graph.take());
-  // Multi-rank plans need the MPI launcher and comm actors (a later step);
-  // everything below already works per rank.
-  if (plan.num_ranks() != 1)
-    return makeError("the plan has ", plan.num_ranks(),
-                     " ranks: multi-rank execution (MPI) is not supported "
-                     "yet, only 1-rank plans run");
-  if (options.rank < 0 || options.rank >= plan.num_ranks())
-    return makeError("rank ", options.rank, " is not in the plan (",
-                     plan.num_ranks(), " ranks)");
+  World *world = options.world;
+  if (world)
+    impl->options.rank = world->rank();
 
   std::vector<KernelFn> kernelOfTask;
-  Status status = impl->loadKernels(planDir, kernelOfTask);
+  Status status = impl->prepare(planDir, kernelOfTask);
+  // Every rank learns whether every rank is ready: a failure on one rank
+  // (a missing kernel, a short weights file) stops all of them here.
+  if (world)
+    status = world->agree(status);
+  if (!status.ok())
+    return status;
+  if (world) {
+    Expected<std::unique_ptr<MpiCollectives>> collectives =
+        MpiCollectives::create(*impl->graph, impl->options.rank);
+    if (!collectives.ok())
+      return collectives.error();
+    impl->collectives = collectives.take();
+  }
+  impl->buildEngine(kernelOfTask);
+  if (world && world->size() > 1)
+    impl->engine->setFatalHandler(
+        [world](const Status &error) { world->abort(error); });
+  return std::unique_ptr<Executor>(new Executor(std::move(impl)));
+}
+
+Status Executor::Impl::prepare(const std::string &planDir,
+                               std::vector<KernelFn> &kernelOfTask) {
+  Expected<PlanGraph> built = PlanGraph::build(*plan);
+  if (!built.ok())
+    return built.error();
+  graph.emplace(built.take());
+  const int rank = options.rank;
+  if (options.world && options.world->size() != plan->num_ranks())
+    return makeError("the plan has ", plan->num_ranks(), " rank",
+                     plan->num_ranks() == 1 ? "" : "s", " but ",
+                     options.world->size(), " processes were started (run it "
+                     "with oneflow-run --np ", plan->num_ranks(),
+                     " or mpirun -n ", plan->num_ranks(), ")");
+  if (!options.world && plan->num_ranks() != 1)
+    return makeError("the plan has ", plan->num_ranks(),
+                     " ranks: run it with one process per rank (oneflow-run "
+                     "--np ", plan->num_ranks(), ", or under mpirun)");
+  if (rank < 0 || rank >= plan->num_ranks())
+    return makeError("rank ", rank, " is not in the plan (",
+                     plan->num_ranks(), " ranks)");
+
+  Status status = loadKernels(planDir, kernelOfTask);
   if (!status.ok())
     return status;
 
-  impl->memory = planMemory(*impl->graph, options.memory);
-  int64_t needed = impl->memory.arenaBytes[options.rank] +
-                   impl->memory.persistentBytes[options.rank];
+  memory = planMemory(*graph, options.memory);
+  int64_t needed = memory.arenaBytes[rank] + memory.persistentBytes[rank];
   if (needed > (int64_t(1) << 52))
     return makeError("the plan needs ", needed, " bytes of memory on rank ",
-                     options.rank);
+                     rank);
   try {
-    impl->arena = AlignedBuffer(impl->memory.arenaBytes[options.rank]);
-    impl->persistent =
-        AlignedBuffer(impl->memory.persistentBytes[options.rank]);
+    arena = AlignedBuffer(memory.arenaBytes[rank]);
+    persistent = AlignedBuffer(memory.persistentBytes[rank]);
   } catch (const std::bad_alloc &) {
     return makeError("out of memory allocating ", needed,
                      " bytes for the plan's regsts");
   }
-  status = impl->loadWeights(planDir);
-  if (!status.ok())
-    return status;
-  impl->buildEngine(kernelOfTask);
-  return std::unique_ptr<Executor>(new Executor(std::move(impl)));
+  return loadWeights(planDir);
 }
 
 Status Executor::Impl::loadKernels(const std::string &planDir,
@@ -244,6 +283,10 @@ void Executor::Impl::buildEngine(const std::vector<KernelFn> &kernelOfTask) {
     actor.task = &task;
     actor.thread = it->second;
     actor.kernel = kernelOfTask[t];
+    if (task.kind() == plan::COLLECTIVE) {
+      actor.collective = collectives ? collectives->op(t) : nullptr;
+      actor.isSend = task.collective().kind() == plan::Collective::SEND;
+    }
     actors.push_back(std::move(actor));
   }
   for (int t = 0; t < plan->tasks_size(); ++t) {
@@ -278,7 +321,112 @@ void Executor::Impl::buildEngine(const std::vector<KernelFn> &kernelOfTask) {
 
 Status Executor::run(const RunOptions &options, const InputFeed &feed,
                      const OutputSink &sink) {
-  return impl->engine->run(options, feed, sink, impl->stats, impl->trace);
+  World *world = impl->options.world;
+  if (!world || world->size() == 1)
+    return impl->engine->run(options, feed, sink, impl->stats, impl->trace);
+  // Start together: step times and traces line up across ranks.
+  world->barrier();
+  Status status =
+      impl->engine->run(options, feed, sink, impl->stats, impl->trace);
+  // A failure in the middle of a run aborts the job; what is left here
+  // (a bad step count) is the same on every rank.
+  if (!status.ok())
+    return status;
+  impl->stats.firings = world->sum(impl->stats.firings);
+  if (options.trace)
+    impl->gatherTrace();
+  return status;
+}
+
+namespace {
+
+/// Identifies the machine's boot: ranks that read the same one share the
+/// steady clock (CLOCK_MONOTONIC).
+std::string bootId() {
+  Expected<std::string> id = readFile("/proc/sys/kernel/random/boot_id");
+  return id.ok() ? *id : std::string();
+}
+
+template <typename T> void put(std::string &out, const T &value) {
+  out.append(reinterpret_cast<const char *>(&value), sizeof(value));
+}
+
+template <typename T> T take(const std::string &in, size_t &at) {
+  T value{};
+  if (at + sizeof(T) <= in.size())
+    std::memcpy(&value, in.data() + at, sizeof(T));
+  at += sizeof(T);
+  return value;
+}
+
+} // namespace
+
+void Executor::Impl::gatherTrace() {
+  World &world = *options.world;
+  // Header: the absolute start of the run and the boot id; then per event
+  // the schedule position of its task, step, start and duration.
+  std::map<int64_t, int> positionOfTask;
+  for (int t = 0; t < plan->tasks_size(); ++t)
+    positionOfTask.emplace(plan->tasks(t).id(), t);
+  std::string data;
+  put<int64_t>(data, engine->runStartNs());
+  std::string boot = bootId();
+  put<uint32_t>(data, uint32_t(boot.size()));
+  data += boot;
+  for (const TraceEvent &event : trace) {
+    put<int32_t>(data, positionOfTask.at(event.taskId));
+    put<int64_t>(data, event.step);
+    put<int64_t>(data, event.startNs);
+    put<int64_t>(data, event.durationNs);
+  }
+  std::vector<std::string> all = world.gather(data);
+  if (world.rank() != 0)
+    return;
+
+  struct Header {
+    int64_t start;
+    std::string boot;
+    size_t eventsAt;
+  };
+  std::vector<Header> headers;
+  bool oneClock = true;
+  for (const std::string &rankData : all) {
+    size_t at = 0;
+    Header header;
+    header.start = take<int64_t>(rankData, at);
+    uint32_t length = take<uint32_t>(rankData, at);
+    header.boot = rankData.substr(std::min(at, rankData.size()), length);
+    header.eventsAt = at + length;
+    headers.push_back(header);
+    oneClock &= !header.boot.empty() && header.boot == headers[0].boot;
+  }
+  // On one machine the ranks share the clock: place every firing at its
+  // true time from the earliest start. Otherwise the barrier before the run
+  // is the common origin.
+  int64_t origin = headers[0].start;
+  for (const Header &header : headers)
+    origin = std::min(origin, header.start);
+  std::vector<TraceEvent> merged;
+  for (size_t r = 0; r < all.size(); ++r) {
+    const std::string &rankData = all[r];
+    int64_t shift = oneClock ? headers[r].start - origin : 0;
+    size_t at = headers[r].eventsAt;
+    constexpr size_t kRecord = sizeof(int32_t) + 3 * sizeof(int64_t);
+    while (at + kRecord <= rankData.size()) {
+      int32_t position = take<int32_t>(rankData, at);
+      int64_t step = take<int64_t>(rankData, at);
+      int64_t start = take<int64_t>(rankData, at);
+      int64_t duration = take<int64_t>(rankData, at);
+      if (position < 0 || position >= plan->tasks_size())
+        continue;
+      const plan::Task &task = plan->tasks(position);
+      merged.push_back({task.name().empty() ? PlanGraph::describe(task)
+                                            : task.name(),
+                        task.rank(), task.stream(), task.id(), step,
+                        start + shift, duration});
+    }
+  }
+  trace = std::move(merged);
 }
 
 const plan::Plan &Executor::plan() const { return *impl->plan; }

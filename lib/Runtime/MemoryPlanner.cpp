@@ -35,6 +35,10 @@ bool singleThread(const PlanGraph &graph, const PlanGraph::RegstNode &regst,
     const plan::Task &consumer = graph.plan().tasks(c);
     if (consumer.rank() != thread.rank || consumer.stream() != thread.stream)
       return false;
+    // A SEND reads its input after it fired, until the send completes.
+    if (consumer.kind() == plan::COLLECTIVE &&
+        consumer.collective().kind() == plan::Collective::SEND)
+      return false;
   }
   return true;
 }

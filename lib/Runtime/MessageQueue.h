@@ -53,6 +53,19 @@ public:
     out.swap(pending);
   }
 
+  /// As popAll, waiting at most `timeout`; false (and `out` empty) when
+  /// nothing came.
+  template <typename Duration> bool popAllFor(std::vector<Message> &out,
+                                              Duration timeout) {
+    out.clear();
+    std::unique_lock<std::mutex> lock(mutex);
+    waiting = true;
+    bool any = ready.wait_for(lock, timeout, [&] { return !pending.empty(); });
+    waiting = false;
+    out.swap(pending);
+    return any;
+  }
+
   void clear() {
     std::lock_guard<std::mutex> lock(mutex);
     pending.clear();

@@ -6,6 +6,7 @@
 #include "oneflow/Runtime/Tensor.h"
 
 #include <algorithm>
+#include <map>
 #include <set>
 #include <unordered_set>
 
@@ -88,6 +89,350 @@ std::string streamList() {
   for (const std::string &stream : knownStreams())
     list += (list.empty() ? "" : ", ") + stream;
   return list;
+}
+
+std::string rankList(const google::protobuf::RepeatedField<int32_t> &ranks) {
+  std::string text = "[";
+  for (int i = 0; i < ranks.size(); ++i)
+    text += (i ? ", " : "") + std::to_string(ranks[i]);
+  return text + "]";
+}
+
+/// The tasks of one collective (one tag), once they passed their checks.
+struct CollectiveGroup {
+  int64_t tag = 0;
+  std::vector<int> tasks; // schedule positions
+  bool pointToPoint = false;
+  int send = -1, recv = -1; // pointToPoint: the two tasks
+};
+
+/// Every COLLECTIVE task alone (stream, arity, group, shapes), then the
+/// tasks of each tag together (complete, consistent, matching peers).
+void checkCollectives(const plan::Plan &plan, const PlanGraph &graph,
+                      std::vector<PlanGraph::TaskNode> &tasks,
+                      Problems &problems,
+                      std::vector<CollectiveGroup> &groups) {
+  const int numRanks = std::max(plan.num_ranks(), 1);
+  std::map<int64_t, std::vector<int>> byTag;
+  for (int t = 0; t < plan.tasks_size(); ++t) {
+    const plan::Task &task = plan.tasks(t);
+    if (task.kind() != plan::COLLECTIVE)
+      continue;
+    const plan::Collective &c = task.collective();
+    const std::string who = PlanGraph::describe(task);
+    if (task.stream() != "comm")
+      problems.add(who, ": COLLECTIVE tasks run on the 'comm' stream, not '",
+                   task.stream(), "'");
+    if (!plan::Collective::Kind_IsValid(c.kind())) {
+      problems.add(who, ": unknown collective kind ", int(c.kind()));
+      continue;
+    }
+    const std::string kind = collectiveKindName(c.kind());
+    const int wantIn = c.kind() == plan::Collective::RECV ? 0 : 1;
+    const int wantOut = c.kind() == plan::Collective::SEND ? 0 : 1;
+    if (task.in_regsts_size() != wantIn || task.out_regsts_size() != wantOut) {
+      problems.add(who, ": a ", kind, " task has ", wantIn, " in_regst",
+                   wantIn == 1 ? "" : "s", " and ", wantOut, " out_regst",
+                   wantOut == 1 ? "" : "s", ", not ", task.in_regsts_size(),
+                   " and ", task.out_regsts_size());
+      continue;
+    }
+    const PlanGraph::TaskNode &node = tasks[t];
+    if (int(node.inRegsts.size()) != wantIn ||
+        int(node.outRegsts.size()) != wantOut)
+      continue; // Dangling regst ids: reported already.
+
+    int groupSize = 1;
+    bool ok = true;
+    if (isPointToPoint(c.kind())) {
+      if (c.peer() < 0 || c.peer() >= numRanks) {
+        problems.add(who, ": peer ", c.peer(), " is outside [0, ", numRanks,
+                     ")");
+        ok = false;
+      } else if (c.peer() == task.rank()) {
+        problems.add(who, ": a ", kind, " with its own rank ", task.rank(),
+                     " as peer");
+        ok = false;
+      }
+      const auto &group = c.group();
+      auto has = [&](int rank) {
+        return std::find(group.begin(), group.end(), rank) != group.end();
+      };
+      if (!group.empty() &&
+          (group.size() != 2 || !has(task.rank()) || !has(c.peer()))) {
+        problems.add(who, ": the group of a ", kind,
+                     " is empty or holds its two ranks, not ",
+                     rankList(group));
+        ok = false;
+      }
+    } else {
+      const auto &group = c.group();
+      std::set<int> seen;
+      for (int rank : group) {
+        if (rank < 0 || rank >= numRanks) {
+          problems.add(who, ": group ", rankList(group), " holds rank ", rank,
+                       ", outside [0, ", numRanks, ")");
+          ok = false;
+        } else if (!seen.insert(rank).second) {
+          problems.add(who, ": group ", rankList(group), " holds rank ", rank,
+                       " twice");
+          ok = false;
+        }
+      }
+      if (group.empty()) {
+        problems.add(who, ": ", kind, " with an empty group");
+        ok = false;
+      } else if (!seen.count(task.rank())) {
+        problems.add(who, ": group ", rankList(group),
+                     " does not hold the task's rank ", task.rank());
+        ok = false;
+      }
+      groupSize = group.size();
+    }
+    const plan::TensorDesc *in =
+        wantIn ? &graph.regsts()[node.inRegsts[0]].regst->desc() : nullptr;
+    const plan::TensorDesc *out =
+        wantOut ? &graph.regsts()[node.outRegsts[0]].regst->desc() : nullptr;
+    Expected<CollectiveLayout> layout =
+        layoutCollective(c, in, out, std::max(groupSize, 1));
+    if (!layout.ok()) {
+      problems.add(who, ": ", layout.error().message());
+      ok = false;
+    } else {
+      tasks[t].collective = *layout;
+    }
+    if (ok)
+      byTag[c.tag()].push_back(t);
+  }
+
+  auto describeIn = [&](int t) -> std::string {
+    const PlanGraph::TaskNode &node = tasks[t];
+    return node.inRegsts.empty()
+               ? "nothing"
+               : describeTensor(graph.regsts()[node.inRegsts[0]].regst->desc());
+  };
+  auto describeOut = [&](int t) -> std::string {
+    const PlanGraph::TaskNode &node = tasks[t];
+    return node.outRegsts.empty()
+               ? "nothing"
+               : describeTensor(
+                     graph.regsts()[node.outRegsts[0]].regst->desc());
+  };
+
+  for (auto &[tag, members] : byTag) {
+    const std::string label = "collective tag " + std::to_string(tag);
+    int pointToPoint = 0;
+    for (int t : members)
+      pointToPoint += isPointToPoint(plan.tasks(t).collective().kind());
+    if (pointToPoint != 0 && pointToPoint != int(members.size())) {
+      problems.add(label, " is shared by a SEND/RECV and another collective (",
+                   PlanGraph::describe(plan.tasks(members[0])), ", ",
+                   PlanGraph::describe(plan.tasks(members[1])),
+                   "): tags are unique per collective");
+      continue;
+    }
+    CollectiveGroup group;
+    group.tag = tag;
+    group.tasks = members;
+    if (pointToPoint) {
+      group.pointToPoint = true;
+      int sends = 0, recvs = 0;
+      for (int t : members) {
+        if (plan.tasks(t).collective().kind() == plan::Collective::SEND)
+          ++sends, group.send = t;
+        else
+          ++recvs, group.recv = t;
+      }
+      if (sends != 1 || recvs != 1) {
+        problems.add(label, " has ", sends, " SEND and ", recvs,
+                     " RECV tasks (a SEND and its RECV share a tag, unique "
+                     "to them)");
+        continue;
+      }
+      const plan::Task &send = plan.tasks(group.send);
+      const plan::Task &recv = plan.tasks(group.recv);
+      bool ok = true;
+      if (send.collective().peer() != recv.rank() ||
+          recv.collective().peer() != send.rank()) {
+        problems.add(label, ": ", PlanGraph::describe(send), " on rank ",
+                     send.rank(), " sends to rank ", send.collective().peer(),
+                     " but ", PlanGraph::describe(recv), " on rank ",
+                     recv.rank(), " receives from rank ",
+                     recv.collective().peer());
+        ok = false;
+      }
+      if (describeIn(group.send) != describeOut(group.recv)) {
+        problems.add(label, ": ", PlanGraph::describe(send), " sends ",
+                     describeIn(group.send), " but ",
+                     PlanGraph::describe(recv), " receives ",
+                     describeOut(group.recv));
+        ok = false;
+      }
+      if (ok)
+        groups.push_back(group);
+      continue;
+    }
+
+    const plan::Task &first = plan.tasks(members[0]);
+    const plan::Collective &c = first.collective();
+    const std::string kind = collectiveKindName(c.kind());
+    bool ok = true;
+    for (size_t i = 1; i < members.size(); ++i) {
+      const plan::Task &task = plan.tasks(members[i]);
+      const plan::Collective &other = task.collective();
+      std::string difference;
+      if (other.kind() != c.kind())
+        difference = "is a " + collectiveKindName(other.kind()) + ", not a " +
+                     kind;
+      else if (!std::equal(other.group().begin(), other.group().end(),
+                           c.group().begin(), c.group().end()))
+        difference = "has group " + rankList(other.group()) + ", not " +
+                     rankList(c.group());
+      else if ((c.kind() == plan::Collective::ALL_GATHER ||
+                c.kind() == plan::Collective::REDUCE_SCATTER ||
+                c.kind() == plan::Collective::ALL_TO_ALL) &&
+               other.axis() != c.axis())
+        difference = "has axis " + std::to_string(other.axis()) + ", not " +
+                     std::to_string(c.axis());
+      else if (c.kind() == plan::Collective::ALL_TO_ALL &&
+               other.concat_axis() != c.concat_axis())
+        difference = "has concat_axis " + std::to_string(other.concat_axis()) +
+                     ", not " + std::to_string(c.concat_axis());
+      else if (describeIn(members[i]) != describeIn(members[0]) ||
+               describeOut(members[i]) != describeOut(members[0]))
+        difference = "maps " + describeIn(members[i]) + " to " +
+                     describeOut(members[i]) + ", not " +
+                     describeIn(members[0]) + " to " + describeOut(members[0]);
+      if (!difference.empty()) {
+        problems.add(label, ": ", PlanGraph::describe(task), " on rank ",
+                     task.rank(), " ", difference, " as ",
+                     PlanGraph::describe(first), " on rank ", first.rank());
+        ok = false;
+      }
+    }
+    if (!ok)
+      continue;
+    std::map<int, int> tasksOnRank;
+    for (int t : members)
+      ++tasksOnRank[plan.tasks(t).rank()];
+    for (int rank : c.group()) {
+      int count = tasksOnRank.count(rank) ? tasksOnRank[rank] : 0;
+      if (count != 1) {
+        problems.add(label, " (", kind, " over ranks ", rankList(c.group()),
+                     "): rank ", rank, " has ", count,
+                     " tasks of it (needs exactly one)");
+        ok = false;
+      }
+    }
+    if (ok)
+      groups.push_back(group);
+  }
+}
+
+/// Collectives block every member until all arrive; a SEND never blocks
+/// (its RECV waits for it). Each thread runs its tasks in schedule order.
+/// The plan runs to completion iff the graph of these waits is acyclic
+/// within a step (every wait across steps goes forward in time), with the
+/// tasks of each collective merged into one node.
+void checkDeadlockFreedom(const PlanGraph &graph,
+                          const std::vector<CollectiveGroup> &groups,
+                          Problems &problems) {
+  const plan::Plan &plan = graph.plan();
+  const int numTasks = plan.tasks_size();
+  std::vector<int> node(numTasks);
+  for (int t = 0; t < numTasks; ++t)
+    node[t] = t;
+  std::vector<const CollectiveGroup *> groupOfNode(numTasks, nullptr);
+  for (const CollectiveGroup &group : groups) {
+    if (group.pointToPoint)
+      continue;
+    for (int t : group.tasks)
+      node[t] = group.tasks[0];
+    groupOfNode[group.tasks[0]] = &group;
+  }
+
+  // Edges between nodes: predecessor lists.
+  std::vector<std::vector<int>> waitsFor(numTasks);
+  auto edge = [&](int from, int to) {
+    if (node[from] != node[to])
+      waitsFor[node[to]].push_back(node[from]);
+  };
+  std::map<std::pair<int, std::string>, int> lastOnThread;
+  for (int t = 0; t < numTasks; ++t) {
+    const plan::Task &task = plan.tasks(t);
+    auto [it, inserted] = lastOnThread.emplace(
+        std::make_pair(task.rank(), task.stream()), t);
+    if (!inserted) {
+      edge(it->second, t);
+      it->second = t;
+    }
+  }
+  for (const PlanGraph::RegstNode &regst : graph.regsts())
+    if (!regst.regst->persistent() && regst.producer >= 0)
+      for (int c : regst.consumers)
+        edge(regst.producer, c);
+  for (const CollectiveGroup &group : groups)
+    if (group.pointToPoint)
+      edge(group.send, group.recv);
+
+  // Kahn's algorithm over the nodes.
+  std::vector<int> pending(numTasks, 0);
+  std::vector<std::vector<int>> successors(numTasks);
+  for (int n = 0; n < numTasks; ++n)
+    for (int p : waitsFor[n]) {
+      ++pending[n];
+      successors[p].push_back(n);
+    }
+  std::vector<int> ready;
+  std::vector<char> done(numTasks, 0);
+  for (int n = 0; n < numTasks; ++n)
+    if (node[n] == n && pending[n] == 0)
+      ready.push_back(n);
+  while (!ready.empty()) {
+    int n = ready.back();
+    ready.pop_back();
+    done[n] = 1;
+    for (int s : successors[n])
+      if (--pending[s] == 0)
+        ready.push_back(s);
+  }
+  int stuck = -1;
+  for (int n = 0; n < numTasks && stuck < 0; ++n)
+    if (node[n] == n && !done[n])
+      stuck = n;
+  if (stuck < 0)
+    return;
+
+  // Every stuck node waits for a stuck node: walk back to a cycle.
+  std::vector<int> path, position(numTasks, -1);
+  int n = stuck;
+  while (position[n] < 0) {
+    position[n] = int(path.size());
+    path.push_back(n);
+    for (int p : waitsFor[n])
+      if (!done[p]) {
+        n = p;
+        break;
+      }
+  }
+  auto describeNode = [&](int n) {
+    const plan::Task &task = plan.tasks(n);
+    if (const CollectiveGroup *group = groupOfNode[n])
+      return "collective tag " + std::to_string(group->tag) + " (" +
+             collectiveKindName(task.collective().kind()) + " over ranks " +
+             rankList(task.collective().group()) + ")";
+    return PlanGraph::describe(task) + " on rank " +
+           std::to_string(task.rank());
+  };
+  // path[position[n]] == n; each later entry is what the previous waits for.
+  std::string cycle = describeNode(n);
+  for (size_t i = size_t(position[n]) + 1; i < path.size(); ++i)
+    cycle += (i == size_t(position[n]) + 1 ? " waits for " : ", which waits for ") +
+             describeNode(path[i]);
+  cycle += ", which waits for " + describeNode(n);
+  problems.add("the schedule deadlocks: ", cycle,
+               " (collectives block until every member arrives; each "
+               "(rank, stream) runs its tasks in schedule order)");
 }
 
 } // namespace
@@ -207,7 +552,14 @@ Expected<PlanGraph> PlanGraph::build(const plan::Plan &plan) {
       if (task.in_regsts_size() != 1 || task.out_regsts_size() != 0)
         problems.add(describe(task),
                      ": an OUTPUT task has one in_regst and no out_regsts");
+      if (task.rank() != 0)
+        problems.add(describe(task),
+                     ": OUTPUT tasks run on rank 0 (they receive the full "
+                     "graph output), not on rank ",
+                     task.rank());
       break;
+    case plan::COLLECTIVE:
+      break; // Checked with their peers below.
     default:
       problems.add(describe(task), ": unknown task kind ", int(task.kind()));
     }
@@ -228,7 +580,13 @@ Expected<PlanGraph> PlanGraph::build(const plan::Plan &plan) {
     if (ranks.size() > 1)
       problems.add(describe(desc), " is used on ranks ", *ranks.begin(),
                    " and ", *ranks.rbegin(),
-                   " (data crosses ranks only through comm tasks)");
+                   " (data crosses ranks only through COLLECTIVE tasks)");
+    if (desc.rank() < 0 || desc.rank() >= std::max(plan.num_ranks(), 1))
+      problems.add(describe(desc), ": rank ", desc.rank(), " is outside [0, ",
+                   plan.num_ranks(), ")");
+    else if (ranks.size() == 1 && desc.rank() != regst.rank)
+      problems.add(describe(desc), " is on rank ", desc.rank(),
+                   " but its tasks run on rank ", regst.rank);
     if (desc.persistent())
       continue; // Always readable: no flow, no ordering.
     if (regst.producer < 0) {
@@ -265,7 +623,13 @@ Expected<PlanGraph> PlanGraph::build(const plan::Plan &plan) {
                          describe(*graph.regstNodes[r].regst), " is ",
                          describeTensor(graph.regstNodes[r].regst->desc()));
         }
+        // A multi-rank plan feeds a graph input to every rank that reads
+        // it: one INPUT task per such rank, each with the full value; the
+        // IOSpec names one of their regsts.
+        const bool perRank = kind == plan::INPUT && plan.num_ranks() > 1;
         std::unordered_map<std::string, int> tasksPerName;
+        std::set<std::pair<std::string, int>> namedRanks;
+        std::set<std::string> specRegstFed;
         for (const plan::Task &task : plan.tasks()) {
           if (task.kind() != kind)
             continue;
@@ -280,23 +644,53 @@ Expected<PlanGraph> PlanGraph::build(const plan::Plan &plan) {
               kind == plan::INPUT
                   ? (task.out_regsts_size() ? task.out_regsts(0) : -1)
                   : (task.in_regsts_size() ? task.in_regsts(0) : -1);
-          if (regst != it->second->regst())
+          if (!perRank) {
+            if (regst != it->second->regst())
+              problems.add(describe(task), ": ", what, " '", task.io_name(),
+                           "' is regst ", it->second->regst(), ", not ",
+                           regst);
+            continue;
+          }
+          if (!namedRanks.insert({task.io_name(), task.rank()}).second)
             problems.add(describe(task), ": ", what, " '", task.io_name(),
-                         "' is regst ", it->second->regst(), ", not ", regst);
+                         "' has two INPUT tasks on rank ", task.rank());
+          if (regst == it->second->regst())
+            specRegstFed.insert(task.io_name());
+          int r = graph.regstIndex(regst);
+          if (r >= 0 && !sameDesc(it->second->desc(),
+                                  graph.regstNodes[r].regst->desc()))
+            problems.add(describe(task), ": ", what, " '", task.io_name(),
+                         "' is ", describeTensor(it->second->desc()),
+                         " but its ", describe(*graph.regstNodes[r].regst),
+                         " is ",
+                         describeTensor(graph.regstNodes[r].regst->desc()),
+                         " (every rank receives the full input)");
         }
         for (const plan::IOSpec &spec : specs) {
           const std::string &name = spec.name();
           if (byName[name] != &spec)
             continue; // Declared twice: reported above.
           int count = tasksPerName.count(name) ? tasksPerName[name] : 0;
-          if (count != 1)
+          if (perRank && count >= 1) {
+            if (!specRegstFed.count(name))
+              problems.add(what, " '", name, "': regst ", spec.regst(),
+                           " is not the out regst of any of its INPUT tasks");
+          } else if (count != 1) {
             problems.add(what, " '", name, "' has ", count, " ",
                          kind == plan::INPUT ? "INPUT" : "OUTPUT",
-                         " tasks (needs exactly one)");
+                         perRank ? " tasks (needs one or more)"
+                                 : " tasks (needs exactly one)");
+          }
         }
       };
   checkIO(plan.inputs(), plan::INPUT, "graph input");
   checkIO(plan.outputs(), plan::OUTPUT, "graph output");
+
+  std::vector<CollectiveGroup> collectives;
+  checkCollectives(plan, graph, graph.taskNodes, problems, collectives);
+  // The order check needs a consistent plan: run it only on one.
+  if (problems.empty())
+    checkDeadlockFreedom(graph, collectives, problems);
 
   if (!problems.empty())
     return problems.status();

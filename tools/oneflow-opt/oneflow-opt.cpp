@@ -52,6 +52,80 @@ static llvm::cl::opt<std::string>
                             "the actor plan directory given by -o"),
              llvm::cl::value_desc("plan"), llvm::cl::init(""));
 
+static llvm::cl::opt<std::string>
+    meshOption("mesh",
+               llvm::cl::desc("Devices of the placement: N or RxC (up to 3 "
+                              "axes); distributes the graph with SBP"),
+               llvm::cl::value_desc("2x2"), llvm::cl::init(""));
+static llvm::cl::opt<std::string> strategyOption(
+    "sbp-strategy",
+    llvm::cl::desc("How to distribute: data, tensor, or one per mesh axis "
+                   "(data,tensor)"),
+    llvm::cl::init("data"));
+static llvm::cl::opt<std::string>
+    deviceOption("device", llvm::cl::desc("Device kind: cpu or cuda"),
+                 llvm::cl::init("cpu"));
+static llvm::cl::opt<bool> sbpReport(
+    "sbp-report",
+    llvm::cl::desc("Print each op's SBP signature and the bytes every boxing "
+                   "moves"),
+    llvm::cl::init(false));
+
+/// Parses --mesh (`4`, `2x2`); an error message when invalid.
+static std::string parseMesh(llvm::StringRef spec,
+                             SmallVectorImpl<int64_t> &shape) {
+  SmallVector<llvm::StringRef> parts;
+  spec.split(parts, 'x');
+  for (llvm::StringRef part : parts) {
+    int64_t size;
+    if (part.getAsInteger(10, size) || size < 1)
+      return "invalid mesh '" + spec.str() +
+             "': expected N or RxC with positive sizes";
+    shape.push_back(size);
+  }
+  if (shape.empty() || shape.size() > 3)
+    return "unsupported mesh '" + spec.str() + "': 1 to 3 axes";
+  return "";
+}
+
+/// Adds the SBP distribution passes for --mesh, if given.
+static LogicalResult addDistributionPasses(PassManager &pm) {
+  if (meshOption.empty())
+    return success();
+  SmallVector<int64_t> shape;
+  std::string error = parseMesh(meshOption, shape);
+  if (!error.empty()) {
+    llvm::errs() << "error: --mesh: " << error << "\n";
+    return failure();
+  }
+  if (deviceOption != "cpu" && deviceOption != "cuda") {
+    llvm::errs() << "error: --device must be cpu or cuda, got '"
+                 << deviceOption << "'\n";
+    return failure();
+  }
+  oneflow::SbpApplyStrategyOptions options;
+  options.meshShape = shape;
+  options.strategy = strategyOption;
+  options.device = deviceOption;
+  pm.addPass(oneflow::createSbpApplyStrategy(options));
+  pm.addPass(oneflow::createSbpInfer());
+  pm.addPass(oneflow::createSbpInsertBoxing());
+  if (sbpReport)
+    pm.addPass(oneflow::createSbpReport());
+  return success();
+}
+
+/// The number of devices --mesh asks for (1 without it).
+static int64_t meshDevices() {
+  SmallVector<int64_t> shape;
+  if (meshOption.empty() || !parseMesh(meshOption, shape).empty())
+    return 1;
+  int64_t devices = 1;
+  for (int64_t d : shape)
+    devices *= d;
+  return devices;
+}
+
 /// Parses the --input-shape options.
 static bool parseInputShapes(oneflow::ONNXImportOptions &options) {
   for (const std::string &spec : inputShapes) {
@@ -64,6 +138,45 @@ static bool parseInputShapes(oneflow::ONNXImportOptions &options) {
   return true;
 }
 
+/// Imports an ONNX file or parses an MLIR file.
+static OwningOpRef<ModuleOp> loadModule(llvm::StringRef input,
+                                        MLIRContext &context,
+                                        llvm::SourceMgr &sourceMgr) {
+  if (input.ends_with(".onnx")) {
+    oneflow::ONNXImportOptions options;
+    if (!parseInputShapes(options))
+      return nullptr;
+    return oneflow::importONNXFile(input, &context, options);
+  }
+  return parseSourceFile<ModuleOp>(input, sourceMgr, &context);
+}
+
+/// --mesh without --emit: distribute the graph and print it (and the
+/// report with --sbp-report).
+static int distribute(llvm::StringRef input, llvm::StringRef output,
+                      DialectRegistry &registry) {
+  MLIRContext context(registry);
+  llvm::SourceMgr sourceMgr;
+  SourceMgrDiagnosticHandler handler(sourceMgr, &context);
+  OwningOpRef<ModuleOp> module = loadModule(input, context, sourceMgr);
+  if (!module)
+    return 1;
+  PassManager pm(&context);
+  pm.addPass(createCanonicalizerPass());
+  if (failed(addDistributionPasses(pm)) || failed(pm.run(*module)))
+    return 1;
+  std::string error;
+  std::unique_ptr<llvm::ToolOutputFile> file = openOutputFile(output, &error);
+  if (!file) {
+    llvm::errs() << error << "\n";
+    return 1;
+  }
+  module->print(file->os(), OpPrintingFlags().elideLargeResourceString(256));
+  file->os() << "\n";
+  file->keep();
+  return 0;
+}
+
 /// The whole compiler: import (or parse), simplify, emit the plan.
 static int compileToPlan(llvm::StringRef input, llvm::StringRef outputDir,
                          DialectRegistry &registry) {
@@ -74,15 +187,16 @@ static int compileToPlan(llvm::StringRef input, llvm::StringRef outputDir,
     llvm::errs() << "error: --emit=plan needs an output directory (-o DIR)\n";
     return 1;
   }
-  OwningOpRef<ModuleOp> module;
-  if (input.ends_with(".onnx")) {
-    oneflow::ONNXImportOptions options;
-    if (!parseInputShapes(options))
-      return 1;
-    module = oneflow::importONNXFile(input, &context, options);
-  } else {
-    module = parseSourceFile<ModuleOp>(input, sourceMgr, &context);
+  if (meshDevices() > 1) {
+    llvm::errs() << "error: --emit=plan writes single-device plans; plans "
+                    "for a mesh of "
+                 << meshDevices()
+                 << " devices are not emitted by this version (use "
+                    "--sbp-report to see the distribution)\n";
+    return 1;
   }
+  OwningOpRef<ModuleOp> module;
+  module = loadModule(input, context, sourceMgr);
   if (!module)
     return 1;
   PassManager pm(&context);
@@ -153,6 +267,8 @@ int main(int argc, char **argv) {
     }
     return compileToPlan(inputFilename, outputFilename, registry);
   }
+  if (!meshOption.empty())
+    return distribute(inputFilename, outputFilename, registry);
 
   std::unique_ptr<llvm::MemoryBuffer> input;
   if (llvm::StringRef(inputFilename).ends_with(".onnx")) {

@@ -37,7 +37,15 @@ OPTIONS:
                       = rank, tid = stream, ts/dur in microseconds, args: task
                       id and step) of every actor firing. Open it in
                       chrome://tracing or ui.perfetto.dev.
-  --np N              Number of ranks (default: the plan's). Only 1 for now.
+  --np N              Number of ranks: must be the plan's (the default). A
+                      multi-rank plan runs as one process per rank, which
+                      oneflow-run starts through OpenMPI's mpirun (mpirun -n
+                      N --oversubscribe); `mpirun -n N oneflow-run OUT_DIR`
+                      works too. Rank 0 prints the steps and writes outputs
+                      and the trace (of every rank). Each rank gets
+                      max(1, CPUs / ranks on its machine) OpenMP and
+                      OpenBLAS threads unless OMP_NUM_THREADS or
+                      OPENBLAS_NUM_THREADS are set.
   --help              Print this text.
 
 Exit status: 0 on success, 1 on any error (printed as "error: ...").

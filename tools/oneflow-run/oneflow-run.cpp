@@ -3,12 +3,16 @@
 // oneflow-run OUT_DIR [--input NAME=FILE.npy|FILE.pb]... [--output-dir DIR]
 //             [--steps N] [--trace FILE.json] [--np N] [--help]
 //
-// Every error is printed as "error: ..." and exits with 1.
+// Every error is printed as "error: ..." and exits with 1. A multi-rank plan
+// runs as one process per rank: this program re-launches itself under
+// mpirun, or is started by mpirun directly; rank 0 prints and writes.
 //
 //===----------------------------------------------------------------------===//
 
+#include "Launch.h"
 #include "Options.h"
 
+#include "oneflow/Runtime/Distributed.h"
 #include "oneflow/Runtime/Executor.h"
 #include "oneflow/Runtime/FileUtil.h"
 #include "oneflow/Runtime/NpyIO.h"
@@ -18,6 +22,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <iostream>
 #include <map>
@@ -121,104 +126,200 @@ std::string formatMs(double seconds) {
   return text;
 }
 
-Status runTool(const run::Options &options) {
-  Expected<std::unique_ptr<Executor>> loaded = Executor::load(options.planDir);
+/// What the ranks of a run share: rank 0 prints and writes.
+struct Context {
+  World *world = nullptr; // set in a multi-process (MPI) run
+  bool isRoot() const { return !world || world->rank() == 0; }
+};
+
+/// Collective in a multi-process run: every rank gets an error when any
+/// rank has one.
+Status agree(const Context &context, const Status &status) {
+  return context.world ? context.world->agree(status) : status;
+}
+
+Status runTool(const run::Options &options, const Context &context) {
+  World *world = context.world;
+  if (world && options.numRanks != 0 && options.numRanks != world->size())
+    return makeError("--np ", options.numRanks, ": but ", world->size(),
+                     " processes were started");
+  ThreadBudget budget;
+  if (world)
+    budget = applyThreadBudget(world->localSize()); // Before the kernels load.
+
+  ExecutorOptions executorOptions;
+  executorOptions.world = world;
+  Expected<std::unique_ptr<Executor>> loaded =
+      Executor::load(options.planDir, executorOptions);
   if (!loaded.ok())
     return loaded.error();
   Executor &executor = **loaded;
   const plan::Plan &plan = executor.plan();
-  if (options.numRanks != 0 && options.numRanks != plan.num_ranks())
+  if (!world && options.numRanks != 0 && options.numRanks != plan.num_ranks())
     return makeError("--np ", options.numRanks, ": the plan has ",
                      plan.num_ranks(), " rank",
                      plan.num_ranks() == 1 ? "" : "s");
 
+  // Every rank reads the inputs (each INPUT task gets the full value).
   Expected<std::map<std::string, HostTensor>> inputs =
       readInputs(options, plan);
-  if (!inputs.ok())
-    return inputs.error();
+  Status ready = inputs.ok() ? Status::success() : inputs.error();
   // Fail on unwritable destinations before running, not after.
-  if (!options.outputDir.empty()) {
-    Status made = makeDirectories(options.outputDir);
-    if (!made.ok())
-      return made;
-  }
-  if (!options.traceFile.empty()) {
+  if (ready.ok() && context.isRoot() && !options.outputDir.empty())
+    ready = makeDirectories(options.outputDir);
+  if (ready.ok() && context.isRoot() && !options.traceFile.empty()) {
     std::filesystem::path dir =
         std::filesystem::path(options.traceFile).parent_path();
     std::error_code ec;
     if (!dir.empty() && !std::filesystem::is_directory(dir, ec))
-      return makeError("cannot write trace '", options.traceFile,
-                       "': directory '", dir.string(), "' does not exist");
+      ready = makeError("cannot write trace '", options.traceFile,
+                        "': directory '", dir.string(), "' does not exist");
   }
+  ready = agree(context, ready);
+  if (!ready.ok())
+    return ready;
 
   RunOptions run;
   run.steps = options.steps;
   run.trace = !options.traceFile.empty();
-  run.onStepDone = [&](int64_t step, double seconds) {
-    std::cerr << "step " << step + 1 << "/" << options.steps << ": "
-              << formatMs(seconds) << "\n";
-  };
+  if (context.isRoot())
+    run.onStepDone = [&](int64_t step, double seconds) {
+      std::cerr << "step " << step + 1 << "/" << options.steps << ": "
+                << formatMs(seconds) << "\n";
+    };
   OutputCollector outputs(plan, options.steps, /*everyStep=*/false);
   Status status =
       executor.run(run, feedTensors({inputs.take()}), outputs.sink());
   if (!status.ok())
     return status;
 
-  const RunStats &stats = executor.stats();
-  if (!stats.stepSeconds.empty()) {
-    auto [min, max] =
-        std::minmax_element(stats.stepSeconds.begin(), stats.stepSeconds.end());
-    std::cerr << "ran " << stats.stepSeconds.size() << " step"
-              << (stats.stepSeconds.size() == 1 ? "" : "s") << " in "
-              << formatMs(stats.totalSeconds) << ": "
-              << formatMs(stats.totalSeconds / stats.stepSeconds.size())
-              << "/step (min " << formatMs(*min) << ", max " << formatMs(*max)
-              << "), " << stats.firings << " actor firings\n";
-    const MemoryPlan &memory = executor.memoryPlan();
-    std::cerr << "memory: " << memory.totalArenaBytes() << " bytes of regsts ("
-              << memory.totalUnsharedBytes() << " without reuse), "
-              << memory.persistentBytes[0] << " bytes persistent\n";
-  }
-
-  if (!options.outputDir.empty()) {
-    for (const plan::IOSpec &spec : plan.outputs()) {
-      std::string path =
-          options.outputDir + "/" + sanitizeFileName(spec.name()) + ".npy";
-      Status written =
-          writeNpyFile(path, widenBF16(outputs.output(spec.name())));
-      if (!written.ok())
-        return written;
+  Status written = Status::success();
+  if (context.isRoot()) {
+    const RunStats &stats = executor.stats();
+    if (!stats.stepSeconds.empty()) {
+      auto [min, max] = std::minmax_element(stats.stepSeconds.begin(),
+                                            stats.stepSeconds.end());
+      std::cerr << "ran " << stats.stepSeconds.size() << " step"
+                << (stats.stepSeconds.size() == 1 ? "" : "s") << " in "
+                << formatMs(stats.totalSeconds) << ": "
+                << formatMs(stats.totalSeconds / stats.stepSeconds.size())
+                << "/step (min " << formatMs(*min) << ", max "
+                << formatMs(*max) << "), " << stats.firings
+                << " actor firings\n";
+      const MemoryPlan &memory = executor.memoryPlan();
+      int64_t persistent = 0;
+      for (int64_t bytes : memory.persistentBytes)
+        persistent += bytes;
+      std::cerr << "memory: " << memory.totalArenaBytes()
+                << " bytes of regsts (" << memory.totalUnsharedBytes()
+                << " without reuse), " << persistent << " bytes persistent";
+      if (plan.num_ranks() > 1)
+        std::cerr << ", over " << plan.num_ranks() << " ranks";
+      std::cerr << "\n";
+      if (world && world->size() > 1) {
+        auto env = [](const char *name) {
+          const char *value = std::getenv(name);
+          return std::string(value ? value : "unset");
+        };
+        std::cerr << "ranks: " << world->size() << " (" << world->localSize()
+                  << " on rank 0's machine), threads per rank: OpenMP "
+                  << env("OMP_NUM_THREADS")
+                  << (budget.ompSet ? "" : " (user's)") << ", OpenBLAS "
+                  << env("OPENBLAS_NUM_THREADS")
+                  << (budget.blasSet ? "" : " (user's)") << "\n";
+      }
     }
+    if (!options.outputDir.empty()) {
+      for (const plan::IOSpec &spec : plan.outputs()) {
+        std::string path =
+            options.outputDir + "/" + sanitizeFileName(spec.name()) + ".npy";
+        written = writeNpyFile(path, widenBF16(outputs.output(spec.name())));
+        if (!written.ok())
+          break;
+      }
+    }
+    if (written.ok() && !options.traceFile.empty())
+      written = writeTraceFile(options.traceFile, executor.trace());
   }
-  if (!options.traceFile.empty())
-    return writeTraceFile(options.traceFile, executor.trace());
-  return Status::success();
+  return agree(context, written);
+}
+
+/// The plan's rank count, when its plan.pb reads; 0 otherwise (the run
+/// reports the problem).
+int planRanks(const std::string &planDir) {
+  std::error_code ec;
+  if (!std::filesystem::is_directory(planDir, ec))
+    return 0;
+  Expected<plan::Plan> plan = readPlanFile(planDir + "/plan.pb");
+  return plan.ok() ? plan->num_ranks() : 0;
 }
 
 } // namespace
 
 int main(int argc, char **argv) {
   google::protobuf::SetLogHandler(protobufLog);
+  // Under an MPI launcher (mpirun -n N oneflow-run ..., or our own launch
+  // below): one rank of the run.
+  std::unique_ptr<World> world;
+  if (launchedByMpi()) {
+    Expected<std::unique_ptr<World>> init = World::init();
+    if (!init.ok()) {
+      printError(init.error());
+      return 1;
+    }
+    world = init.take();
+  } else if (std::getenv(run::kLaunchedVariable)) {
+    printError(makeError("started by oneflow-run through mpirun, but no MPI "
+                         "launcher environment was found (oneflow-run "
+                         "needs OpenMPI's mpirun)"));
+    return 1;
+  }
+  Context context;
+  context.world = world.get();
+  // Ranks other than 0 stay quiet: every error reaches rank 0 (agree), or
+  // aborts the job with its rank named (World::abort).
+  auto report = [&](const Status &status) {
+    if (context.isRoot())
+      printError(status);
+  };
+  int code = 1;
   try {
     Expected<run::Options> options = run::parseCommandLine(argc, argv);
     if (!options.ok()) {
-      printError(options.error());
-      return 1;
+      report(options.error());
+    } else if (options->help) {
+      if (context.isRoot())
+        std::cout << run::helpText();
+      code = 0;
+    } else if (int planned = world ? 0 : planRanks(options->planDir);
+               planned > 0 && options->numRanks != 0 &&
+               options->numRanks != planned) {
+      report(makeError("--np ", options->numRanks, ": the plan has ", planned,
+                       " rank", planned == 1 ? "" : "s"));
+    } else if (planned > 1) {
+      // A multi-rank plan: start its ranks (this program again) under
+      // mpirun; each finds itself launched by MPI and runs its rank.
+      code = run::launchRanks(planned, argc, argv);
+    } else {
+      Status status = runTool(*options, context);
+      if (status.ok())
+        code = 0;
+      else
+        report(status);
     }
-    if (options->help) {
-      std::cout << run::helpText();
-      return 0;
-    }
-    Status status = runTool(*options);
-    if (!status.ok()) {
-      printError(status);
-      return 1;
-    }
-    return 0;
   } catch (const std::bad_alloc &) {
-    printError(Status::error("out of memory"));
+    Status error = Status::error("out of memory");
+    if (world && world->size() > 1)
+      world->abort(error);
+    printError(error);
   } catch (const std::exception &e) {
-    printError(Status::error(e.what()));
+    Status error = Status::error(e.what());
+    if (world && world->size() > 1)
+      world->abort(error);
+    printError(error);
   }
-  return 1;
+  std::cout.flush();
+  std::cerr.flush();
+  world.reset(); // MPI_Finalize
+  return code;
 }

@@ -33,10 +33,17 @@ using InputFeed = std::function<Status(const std::string &name, int64_t step,
 using OutputSink = std::function<Status(const std::string &name, int64_t step,
                                         const void *src, int64_t bytes)>;
 
+class World;
+
 struct ExecutorOptions {
-  /// The rank this process runs (tasks of other ranks are someone else's).
+  /// The rank this process runs (tasks of other ranks are someone else's);
+  /// the world's rank when `world` is set.
   int rank = 0;
   MemoryPlanOptions memory;
+  /// The MPI world of a multi-rank run (one process per rank; must outlive
+  /// the executor). Loading and running are then collective: every rank
+  /// calls them, and a failure on one rank fails every rank.
+  World *world = nullptr;
 };
 
 struct RunOptions {
@@ -50,9 +57,9 @@ struct RunOptions {
 };
 
 struct RunStats {
-  std::vector<double> stepSeconds; // per finished step
+  std::vector<double> stepSeconds; // per finished step (on this rank)
   double totalSeconds = 0;
-  int64_t firings = 0;
+  int64_t firings = 0; // of every rank
 };
 
 class Executor {
@@ -62,7 +69,9 @@ public:
   load(const std::string &planDir, const ExecutorOptions &options = {});
 
   /// Validates `plan`, loads the kernel library and weights named in it
-  /// (relative to `planDir`), plans and allocates memory, builds actors.
+  /// (relative to `planDir`), plans and allocates memory, builds actors;
+  /// with a world, then agrees with the other ranks (every rank fails when
+  /// one does, with a message naming it) and creates the communicators.
   static Expected<std::unique_ptr<Executor>>
   create(plan::Plan plan, const std::string &planDir,
          const ExecutorOptions &options = {});
@@ -72,8 +81,11 @@ public:
   Executor &operator=(const Executor &) = delete;
 
   /// Runs `options.steps` steps. Stops every thread at the first error (a
-  /// feed or sink failing) and returns it. Persistent regsts keep their
-  /// contents from run to run.
+  /// feed or sink failing) and returns it; in a multi-rank run such an error
+  /// aborts the job instead (other ranks may be waiting for this one in a
+  /// collective): "error: rank R: ..." on stderr, exit status 1. Persistent
+  /// regsts keep their contents from run to run. Multi-rank runs start with
+  /// a barrier; afterwards rank 0's trace() holds every rank's firings.
   Status run(const RunOptions &options, const InputFeed &feed,
              const OutputSink &sink);
 

@@ -5,8 +5,9 @@
 // the same (rank, stream) thread, and their live ranges in the schedule
 // (producer position .. last consumer position) are disjoint: that thread
 // runs its tasks strictly in schedule order, so one is dead before the other
-// is written. Everything else gets its own bytes. Persistent regsts get their
-// own bytes in a separate per-rank block.
+// is written. A SEND's input never shares (the send reads it after the SEND
+// fired, until it completes). Everything else gets its own bytes. Persistent
+// regsts get their own bytes in a separate per-rank block.
 //
 //===----------------------------------------------------------------------===//
 

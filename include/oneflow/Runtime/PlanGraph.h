@@ -2,14 +2,16 @@
 //
 // Reads plan.pb and checks everything the engine relies on (ids resolve,
 // one producer per regst, sizes match descs, the schedule is topological,
-// I/O tasks match the graph's inputs and outputs), then indexes the plan:
-// who produces and who reads each regst.
+// I/O tasks match the graph's inputs and outputs, collectives are complete,
+// consistent and cannot deadlock), then indexes the plan: who produces and
+// who reads each regst.
 //
 //===----------------------------------------------------------------------===//
 
 #ifndef ONEFLOW_RUNTIME_PLANGRAPH_H
 #define ONEFLOW_RUNTIME_PLANGRAPH_H
 
+#include "oneflow/Runtime/Collectives.h"
 #include "oneflow/Runtime/Status.h"
 #include "oneflow/plan.pb.h"
 
@@ -44,6 +46,8 @@ public:
     const plan::Task *task = nullptr;
     std::vector<int> inRegsts;  // regst indices, as in Task.in_regsts
     std::vector<int> outRegsts; // regst indices, as in Task.out_regsts
+    /// COLLECTIVE tasks: how the task moves its bytes.
+    CollectiveLayout collective;
   };
 
   /// Validates `plan` and indexes it. Every problem found is reported, one

@@ -90,7 +90,7 @@ def SbpInsertBoxing : Pass<"sbp-insert-boxing", "ModuleOp"> {
   let dependentDialects = ["::mlir::sbp::SBPDialect"];
 }
 
-def SbpReport : Pass<"sbp-report", "ModuleOp"> {
+def SbpReport : Pass<"sbp-print-report", "ModuleOp"> {
   let summary = "Print each op's SBP signature and the bytes every boxing moves";
   let description = [{
     Prints, for the placed graph, one line per op with its signature and one

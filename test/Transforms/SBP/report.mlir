@@ -1,4 +1,4 @@
-// RUN: oneflow-opt %s --sbp-infer --sbp-insert-boxing --sbp-report -o /dev/null | FileCheck %s
+// RUN: oneflow-opt %s --sbp-infer --sbp-insert-boxing --sbp-print-report -o /dev/null | FileCheck %s
 
 // CHECK: SBP report: mesh [2] of cpu devices
 // CHECK: oneflow.matmul: #sbp.sig<(B, S<1>) -> (S<1>)>
