@@ -2,6 +2,7 @@
 
 #include "Target.h"
 
+#include "oneflow/Dialect/OneFlow/ElementsUtils.h"
 #include "oneflow/Dialect/OneFlow/OneFlowDialect.h"
 
 #include "mlir/IR/AsmState.h"
@@ -40,39 +41,6 @@ static int64_t bytesOf(RankedTensorType type) {
           ? 1
           : type.getElementType().getIntOrFloatBitWidth() / 8;
   return type.getNumElements() * element;
-}
-
-/// Appends the little-endian bytes of a constant (booleans one byte each).
-static LogicalResult appendElements(ElementsAttr attr, std::string &out) {
-  auto type = cast<RankedTensorType>(attr.getType());
-  if (auto resource = dyn_cast<DenseResourceElementsAttr>(attr)) {
-    AsmResourceBlob *blob = resource.getRawHandle().getBlob();
-    if (!blob)
-      return failure();
-    ArrayRef<char> data = blob->getData();
-    out.append(data.data(), data.size());
-    return success();
-  }
-  auto dense = dyn_cast<DenseElementsAttr>(attr);
-  if (!dense)
-    return failure();
-  Type element = type.getElementType();
-  unsigned bytes = element.isInteger(1) ? 1 : element.getIntOrFloatBitWidth() / 8;
-  auto appendBits = [&](const APInt &bits) {
-    uint64_t word = bits.getZExtValue();
-    out.append(reinterpret_cast<const char *>(&word), bytes);
-  };
-  if (isa<FloatType>(element)) {
-    for (APFloat value : dense.getValues<APFloat>())
-      appendBits(value.bitcastToAPInt());
-  } else if (element.isInteger(1)) {
-    for (bool value : dense.getValues<bool>())
-      out.push_back(value ? 1 : 0);
-  } else {
-    for (APInt value : dense.getValues<APInt>())
-      appendBits(value);
-  }
-  return success();
 }
 
 static std::string nameOf(Location loc) {
@@ -124,7 +92,7 @@ FailureOr<BuiltPlan> mlir::oneflow::buildPlan(func::FuncOp graph) {
       return success();
     built.weights.resize(llvm::alignTo(built.weights.size(), kWeightsAlignment));
     (*regst)->set_weights_offset(built.weights.size());
-    if (failed(appendElements(data, built.weights)))
+    if (failed(appendElementBytes(data, built.weights)))
       return emitError(value.getLoc()) << "cannot read the data of '" << name
                                        << "'";
     return success();

@@ -2,6 +2,8 @@
 
 #include "oneflow/Dialect/OneFlow/ElementsUtils.h"
 
+#include "mlir/IR/AsmState.h"
+#include "mlir/IR/DialectResourceBlobManager.h"
 #include "llvm/ADT/APFloat.h"
 
 using namespace mlir;
@@ -72,4 +74,91 @@ DenseElementsAttr mlir::oneflow::makeDenseInts(RankedTensorType type,
   for (int64_t v : values)
     ints.push_back(APInt(width, v, /*isSigned=*/true, /*implicitTrunc=*/true));
   return DenseElementsAttr::get(type, ints);
+}
+
+static unsigned elementBytes(Type element) {
+  return element.isInteger(1) ? 1 : element.getIntOrFloatBitWidth() / 8;
+}
+
+LogicalResult mlir::oneflow::appendElementBytes(ElementsAttr attr,
+                                                std::string &out) {
+  auto type = cast<RankedTensorType>(attr.getType());
+  if (auto resource = dyn_cast<DenseResourceElementsAttr>(attr)) {
+    AsmResourceBlob *blob = resource.getRawHandle().getBlob();
+    if (!blob)
+      return failure();
+    ArrayRef<char> data = blob->getData();
+    out.append(data.data(), data.size());
+    return success();
+  }
+  auto dense = dyn_cast<DenseElementsAttr>(attr);
+  if (!dense)
+    return failure();
+  Type element = type.getElementType();
+  unsigned bytes = elementBytes(element);
+  auto appendBits = [&](const APInt &bits) {
+    uint64_t word = bits.getZExtValue();
+    out.append(reinterpret_cast<const char *>(&word), bytes);
+  };
+  if (isa<FloatType>(element)) {
+    for (APFloat value : dense.getValues<APFloat>())
+      appendBits(value.bitcastToAPInt());
+  } else if (element.isInteger(1)) {
+    for (bool value : dense.getValues<bool>())
+      out.push_back(value ? 1 : 0);
+  } else {
+    for (APInt value : dense.getValues<APInt>())
+      appendBits(value);
+  }
+  return success();
+}
+
+ElementsAttr mlir::oneflow::elementsFromBytes(RankedTensorType type,
+                                              llvm::StringRef bytes,
+                                              llvm::StringRef resourceName,
+                                              int64_t inlineLimit) {
+  if (type.getElementType().isInteger(1)) {
+    SmallVector<bool> values;
+    for (char c : bytes)
+      values.push_back(c != 0);
+    return DenseElementsAttr::get(type, values);
+  }
+  if (type.getNumElements() > inlineLimit)
+    return DenseResourceElementsAttr::get(
+        type, resourceName,
+        HeapAsmResourceBlob::allocateAndCopyWithAlign(
+            ArrayRef<char>(bytes.data(), bytes.size()), alignof(double)));
+  return DenseElementsAttr::getFromRawBuffer(
+      type, ArrayRef<char>(bytes.data(), bytes.size()));
+}
+
+FailureOr<ElementsAttr>
+mlir::oneflow::sliceElements(ElementsAttr attr, ArrayRef<int64_t> offsets,
+                             RankedTensorType blockType,
+                             llvm::StringRef resourceName) {
+  auto type = cast<RankedTensorType>(attr.getType());
+  std::string all;
+  if (failed(appendElementBytes(attr, all)))
+    return failure();
+  unsigned bytes = elementBytes(type.getElementType());
+  ArrayRef<int64_t> shape = type.getShape(), block = blockType.getShape();
+  int64_t rank = shape.size();
+  SmallVector<int64_t> strides(rank, 1);
+  for (int64_t d = rank - 2; d >= 0; --d)
+    strides[d] = strides[d + 1] * shape[d + 1];
+  std::string out;
+  out.reserve(blockType.getNumElements() * bytes);
+  SmallVector<int64_t> index(rank, 0);
+  for (int64_t i = 0, e = blockType.getNumElements(); i < e; ++i) {
+    int64_t at = 0;
+    for (int64_t d = 0; d < rank; ++d)
+      at += (offsets[d] + index[d]) * strides[d];
+    out.append(all, at * bytes, bytes);
+    for (int64_t d = rank - 1; d >= 0; --d) {
+      if (++index[d] < block[d])
+        break;
+      index[d] = 0;
+    }
+  }
+  return elementsFromBytes(blockType, out, resourceName);
 }

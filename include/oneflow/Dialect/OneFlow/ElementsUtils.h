@@ -26,6 +26,23 @@ DenseElementsAttr makeDense(RankedTensorType type, ArrayRef<double> values);
 DenseElementsAttr makeDenseInts(RankedTensorType type,
                                 ArrayRef<int64_t> values);
 
+/// Appends the little-endian bytes of a constant (dense or resource;
+/// booleans one byte each).
+LogicalResult appendElementBytes(ElementsAttr attr, std::string &out);
+
+/// A constant of `type` from its bytes; data of more than `inlineLimit`
+/// elements becomes a resource blob named `resourceName`.
+ElementsAttr elementsFromBytes(RankedTensorType type, llvm::StringRef bytes,
+                               llvm::StringRef resourceName,
+                               int64_t inlineLimit = 64);
+
+/// The block of `attr` (of a row-major tensor) starting at `offsets` with
+/// the shape of `blockType`.
+FailureOr<ElementsAttr> sliceElements(ElementsAttr attr,
+                                      ArrayRef<int64_t> offsets,
+                                      RankedTensorType blockType,
+                                      llvm::StringRef resourceName);
+
 } // namespace oneflow
 } // namespace mlir
 
