@@ -99,4 +99,20 @@ def SbpReport : Pass<"sbp-print-report", "ModuleOp"> {
   }];
 }
 
+def SbpLocalize : Pass<"sbp-localize", "ModuleOp"> {
+  let summary = "Split the distributed @main into one local program per rank";
+  let description = [{
+    For every device of @main's mesh, writes @main_rank<r> (r its global
+    rank): values take their local shapes from their nd-SBP (a dimension
+    split along several mesh axes is cut by axis 0 first), parameters and
+    constants keep their slice of the data, inputs arrive whole and are
+    sliced, and every `sbp.boxing` becomes `sbp.collective` ops along one
+    mesh axis at a time (or a local slice, or zeros for the non-owning
+    pieces of a partial sum). The module gets `sbp.num_ranks`; @main is
+    removed.
+  }];
+  let dependentDialects = ["::mlir::sbp::SBPDialect",
+                           "::mlir::oneflow::OneFlowDialect"];
+}
+
 #endif // ONEFLOW_TRANSFORMS_PASSES_TD

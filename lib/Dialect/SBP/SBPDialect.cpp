@@ -2,6 +2,7 @@
 
 #include "oneflow/Dialect/SBP/SBPDialect.h"
 
+#include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/DialectImplementation.h"
@@ -294,6 +295,13 @@ LogicalResult SBPDialect::verifyOperationAttribute(Operation *op,
   if (name == kNdSbpAttrName)
     return op->emitOpError() << "'" << name
                              << "' belongs on function arguments and results";
+  if (name == kNumRanksAttrName) {
+    auto count = dyn_cast<IntegerAttr>(attr.getValue());
+    if (!isa<ModuleOp>(op) || !count || count.getInt() < 1)
+      return op->emitOpError() << "'" << name
+                               << "' must be a positive integer on a module";
+    return success();
+  }
   return op->emitOpError() << "unknown sbp attribute '" << name << "'";
 }
 

@@ -108,3 +108,60 @@ OpFoldResult BoxingOp::fold(FoldAdaptor) {
     return getInput();
   return {};
 }
+
+//===----------------------------------------------------------------------===//
+// CollectiveOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult CollectiveOp::verify() {
+  auto input = cast<RankedTensorType>(getInput().getType());
+  auto output = cast<RankedTensorType>(getOutput().getType());
+  if (input.getElementType() != output.getElementType())
+    return emitOpError() << "changes the element type";
+  if (input.getRank() != output.getRank())
+    return emitOpError() << "changes the rank";
+  ArrayRef<int64_t> group = getGroup();
+  if (group.empty())
+    return emitOpError() << "has an empty group";
+  llvm::SmallDenseSet<int64_t> seen;
+  for (int64_t rank : group)
+    if (rank < 0 || !seen.insert(rank).second)
+      return emitOpError() << "group holds rank " << rank
+                           << " twice or negative";
+  int64_t n = group.size(), rank = input.getRank();
+  auto checkAxis = [&](int64_t axis, StringRef what) -> LogicalResult {
+    if (axis < 0 || axis >= rank)
+      return emitOpError() << what << " " << axis << " is out of range";
+    return success();
+  };
+  // The expected output shape for the kind.
+  SmallVector<int64_t> expected(input.getShape());
+  StringRef kind = getKind();
+  if (kind == "all_gather" || kind == "reduce_scatter" || kind == "all_to_all") {
+    if (failed(checkAxis(getAxis(), "axis")))
+      return failure();
+    int64_t &dim = expected[getAxis()];
+    if (kind == "all_gather") {
+      dim *= n;
+    } else {
+      if (dim % n != 0)
+        return emitOpError() << "axis " << getAxis() << " of size " << dim
+                             << " does not divide among " << n << " ranks";
+      dim /= n;
+    }
+    if (kind == "all_to_all") {
+      if (failed(checkAxis(getConcatAxis(), "concat_axis")))
+        return failure();
+      expected[getConcatAxis()] *= n;
+    }
+  } else if (kind != "all_reduce") {
+    return emitOpError() << "unknown kind '" << kind
+                         << "' (expected all_reduce, all_gather, "
+                            "reduce_scatter or all_to_all)";
+  }
+  if (ArrayRef<int64_t>(expected) != output.getShape())
+    return emitOpError() << "result type " << output << " does not match the "
+                         << kind << " of " << input << " over " << n
+                         << " ranks";
+  return success();
+}

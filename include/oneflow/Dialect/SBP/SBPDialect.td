@@ -27,6 +27,8 @@ def SBP_Dialect : Dialect {
     static constexpr ::llvm::StringLiteral kSignatureAttrName = "sbp.sig";
     static constexpr ::llvm::StringLiteral kPlacementAttrName = "sbp.placement";
     static constexpr ::llvm::StringLiteral kNdSbpAttrName = "sbp.nd";
+    /// On a localized module: how many ranks its @main_rank<r> run on.
+    static constexpr ::llvm::StringLiteral kNumRanksAttrName = "sbp.num_ranks";
   }];
 }
 

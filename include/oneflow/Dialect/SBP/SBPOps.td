@@ -63,4 +63,32 @@ def SBP_BoxingOp : SBP_Op<"boxing", [Pure,
   let hasFolder = 1;
 }
 
+def SBP_CollectiveOp : SBP_Op<"collective"> {
+  let summary = "one rank's part of a collective over a group of ranks";
+  let description = [{
+    The local form of a boxing after localization: every member of `group`
+    (global ranks, in order) runs a collective of the same `kind` and `tag`
+    on its local piece. `all_reduce` sums; `all_gather` concatenates along
+    `axis` in group order; `reduce_scatter` keeps piece `index in group`
+    along `axis` of the sum; `all_to_all` splits along `axis`, sends piece j
+    to member j and concatenates what it receives along `concat_axis`.
+
+    ```mlir
+    %y = sbp.collective all_gather %x group = [0, 2] axis = 0 tag = 3
+        : tensor<16x10xf32> -> tensor<32x10xf32>
+    ```
+  }];
+  let arguments = (ins StrAttr:$kind, AnyRankedTensor:$input,
+                       DenseI64ArrayAttr:$group,
+                       DefaultValuedAttr<I64Attr, "0">:$axis,
+                       DefaultValuedAttr<I64Attr, "0">:$concat_axis,
+                       I64Attr:$tag);
+  let results = (outs AnyRankedTensor:$output);
+  let assemblyFormat = [{
+    $kind $input `group` `=` $group attr-dict `:` type($input) `->`
+    type($output)
+  }];
+  let hasVerifier = 1;
+}
+
 #endif // ONEFLOW_DIALECT_SBP_SBPOPS_TD

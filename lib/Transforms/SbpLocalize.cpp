@@ -1,0 +1,473 @@
+//===- SbpLocalize.cpp - One local program per rank of the mesh -----------===//
+//
+// Turns the distributed @main (global types, SBP signatures, boxings) into
+// @main_rank<r>, one per device: every value holds the rank's local piece,
+// parameters hold their slice of the data, and each boxing becomes the
+// collectives (or local slices) that move pieces between ranks.
+//
+//===----------------------------------------------------------------------===//
+
+#include "SbpUtils.h"
+
+#include "oneflow/Dialect/OneFlow/ElementsUtils.h"
+#include "oneflow/Dialect/OneFlow/OneFlowDialect.h"
+#include "oneflow/Transforms/Passes.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/IR/SymbolTable.h"
+#include "mlir/IR/Verifier.h"
+
+namespace mlir {
+namespace oneflow {
+#define GEN_PASS_DEF_SBPLOCALIZE
+#include "oneflow/Transforms/Passes.h.inc"
+} // namespace oneflow
+} // namespace mlir
+
+using namespace mlir;
+using namespace mlir::oneflow;
+using sbp::Sbp;
+
+namespace {
+/// Builds the program of one device.
+class RankLocalizer {
+public:
+  RankLocalizer(func::FuncOp graph, sbp::MeshOp mesh, int64_t device)
+      : graph(graph), meshShape(mesh.getShape()), ranks(mesh.getRankList()),
+        builder(graph.getContext()) {
+    int64_t rest = device;
+    coord.resize(meshShape.size());
+    for (int64_t axis = meshShape.size() - 1; axis >= 0; --axis) {
+      coord[axis] = rest % meshShape[axis];
+      rest /= meshShape[axis];
+    }
+    rank = ranks[device];
+  }
+
+  FailureOr<func::FuncOp> run();
+
+private:
+  /// How many pieces `nd` cuts dimension `dim` into.
+  int64_t piecesOf(ArrayRef<Sbp> nd, int64_t dim) const {
+    int64_t pieces = 1;
+    for (auto [axis, sbp] : llvm::enumerate(nd))
+      if (sbp.isSplit() && sbp.axis == dim)
+        pieces *= meshShape[axis];
+    return pieces;
+  }
+  /// The index of this device's piece of `dim` (mesh axis 0 outermost).
+  int64_t pieceIndex(ArrayRef<Sbp> nd, int64_t dim) const {
+    int64_t index = 0;
+    for (auto [axis, sbp] : llvm::enumerate(nd))
+      if (sbp.isSplit() && sbp.axis == dim)
+        index = index * meshShape[axis] + coord[axis];
+    return index;
+  }
+  FailureOr<RankedTensorType> localType(Location loc, Type global,
+                                        ArrayRef<Sbp> nd) const {
+    auto type = cast<RankedTensorType>(global);
+    SmallVector<int64_t> shape(type.getShape());
+    for (int64_t dim = 0; dim < type.getRank(); ++dim) {
+      int64_t pieces = piecesOf(nd, dim);
+      if (shape[dim] % pieces != 0)
+        return emitError(loc) << "dimension " << dim << " of " << type
+                              << " does not divide into " << pieces
+                              << " pieces for " << ndString(nd);
+      shape[dim] /= pieces;
+    }
+    return type.clone(shape);
+  }
+  SmallVector<int64_t> localOffsets(RankedTensorType local,
+                                    ArrayRef<Sbp> nd) const {
+    SmallVector<int64_t> offsets;
+    for (int64_t dim = 0; dim < local.getRank(); ++dim)
+      offsets.push_back(pieceIndex(nd, dim) * local.getDimSize(dim));
+    return offsets;
+  }
+  /// The global ranks of the devices that differ from this one only along
+  /// mesh axis `axis`.
+  SmallVector<int64_t> groupAlong(int64_t axis) const {
+    SmallVector<int64_t> group;
+    SmallVector<int64_t> other(coord);
+    for (int64_t i = 0; i < meshShape[axis]; ++i) {
+      other[axis] = i;
+      int64_t device = 0;
+      for (auto [a, c] : llvm::enumerate(other))
+        device = device * meshShape[a] + c;
+      group.push_back(ranks[device]);
+    }
+    return group;
+  }
+  /// Whether this device holds a partial sum's only non-zero piece.
+  bool isPartialOwner(ArrayRef<Sbp> nd) const {
+    for (auto [axis, sbp] : llvm::enumerate(nd))
+      if (sbp.isPartialSum() && coord[axis] != 0)
+        return false;
+    return true;
+  }
+
+  Value zeros(Location loc, RankedTensorType type) {
+    auto value = DenseElementsAttr::get(
+        type, builder.getZeroAttr(type.getElementType()));
+    return ConstantOp::create(builder, loc, type, value);
+  }
+  Value localSlice(Location loc, Value value, RankedTensorType type,
+                   ArrayRef<int64_t> offsets) {
+    SmallVector<int64_t> limits, steps(type.getRank(), 1);
+    for (int64_t dim = 0; dim < type.getRank(); ++dim)
+      limits.push_back(offsets[dim] + type.getDimSize(dim));
+    return SliceOp::create(builder, loc, type, value,
+                           builder.getDenseI64ArrayAttr(offsets),
+                           builder.getDenseI64ArrayAttr(limits),
+                           builder.getDenseI64ArrayAttr(steps));
+  }
+  Value collective(Location loc, StringRef kind, Value input,
+                   RankedTensorType type, int64_t axis, int64_t meshAxis,
+                   int64_t concatAxis = 0) {
+    auto op = sbp::CollectiveOp::create(
+        builder, loc, type, builder.getStringAttr(kind), input,
+        builder.getDenseI64ArrayAttr(groupAlong(meshAxis)),
+        builder.getI64IntegerAttr(axis), builder.getI64IntegerAttr(concatAxis),
+        builder.getI64IntegerAttr(nextTag++));
+    return op.getOutput();
+  }
+
+  FailureOr<Value> convert(Location loc, Value value, Type global, NdSbp from,
+                           const NdSbp &to);
+  FailureOr<Value> convertAxis(Location loc, Value value, Type global,
+                               NdSbp &current, int64_t axis, Sbp target);
+  LogicalResult localizeOp(Operation &op);
+  NdSbp producedSbp(Value value) const;
+  /// Maps the operands of `op`, converted to the nd-SBPs it needs.
+  LogicalResult mapOperands(Operation &op, ArrayRef<NdSbp> wanted);
+
+  func::FuncOp graph;
+  ArrayRef<int64_t> meshShape;
+  SmallVector<int64_t> ranks;
+  SmallVector<int64_t> coord;
+  int64_t rank = 0;
+  OpBuilder builder;
+  IRMapping mapping;
+  /// Every rank numbers its collectives in the same program order.
+  int64_t nextTag = 0;
+};
+} // namespace
+
+/// Converts mesh axis `axis` of `current` to `target`. Axis 0 is outermost:
+/// a dimension split along several axes is cut by the outer one first, so
+/// inner splits of the dimensions involved are undone beforehand.
+FailureOr<Value> RankLocalizer::convertAxis(Location loc, Value value,
+                                            Type global, NdSbp &current,
+                                            int64_t axis, Sbp target) {
+  Sbp source = current[axis];
+  if (source == target)
+    return value;
+  auto involves = [&](Sbp inner) {
+    return inner.isSplit() &&
+           ((source.isSplit() && inner.axis == source.axis) ||
+            (target.isSplit() && inner.axis == target.axis));
+  };
+  for (int64_t inner = meshShape.size() - 1; inner > axis; --inner) {
+    if (!involves(current[inner]))
+      continue;
+    FailureOr<Value> undone =
+        convertAxis(loc, value, global, current, inner, Sbp::broadcast());
+    if (failed(undone))
+      return failure();
+    value = *undone;
+  }
+
+  NdSbp next(current);
+  next[axis] = target;
+  FailureOr<RankedTensorType> toType = localType(loc, global, next);
+  if (failed(toType))
+    return failure();
+  auto fromType = cast<RankedTensorType>(value.getType());
+
+  Value result;
+  if (source.isSplit() && target.isSplit()) {
+    result = collective(loc, "all_to_all", value, *toType, target.axis, axis,
+                        source.axis);
+  } else if (source.isSplit()) {
+    // Gather first; a partial sum is then the gathered value on one rank.
+    NdSbp gathered(current);
+    gathered[axis] = Sbp::broadcast();
+    FailureOr<RankedTensorType> fullType = localType(loc, global, gathered);
+    if (failed(fullType))
+      return failure();
+    result = collective(loc, "all_gather", value, *fullType, source.axis, axis);
+    if (target.isPartialSum() && coord[axis] != 0)
+      result = zeros(loc, *toType);
+  } else if (source.isBroadcast() && target.isSplit()) {
+    SmallVector<int64_t> offsets(fromType.getRank(), 0);
+    offsets[target.axis] = coord[axis] * toType->getDimSize(target.axis);
+    result = localSlice(loc, value, *toType, offsets);
+  } else if (source.isBroadcast()) {
+    result = coord[axis] == 0 ? value : zeros(loc, *toType);
+  } else if (target.isBroadcast()) {
+    result = collective(loc, "all_reduce", value, *toType, 0, axis);
+  } else {
+    result = collective(loc, "reduce_scatter", value, *toType, target.axis,
+                        axis);
+  }
+  current = next;
+  return result;
+}
+
+/// Undoes what `to` does not keep from the innermost axis outwards, then
+/// builds the splits of `to` from the outermost axis inwards.
+FailureOr<Value> RankLocalizer::convert(Location loc, Value value, Type global,
+                                        NdSbp from, const NdSbp &to) {
+  for (int64_t axis = meshShape.size() - 1; axis >= 0; --axis) {
+    if (to[axis].isSplit())
+      continue;
+    FailureOr<Value> next = convertAxis(loc, value, global, from, axis, to[axis]);
+    if (failed(next))
+      return failure();
+    value = *next;
+  }
+  for (int64_t axis = 0; axis < (int64_t)meshShape.size(); ++axis) {
+    FailureOr<Value> next = convertAxis(loc, value, global, from, axis, to[axis]);
+    if (failed(next))
+      return failure();
+    value = *next;
+  }
+  if (from != to)
+    return emitError(loc) << "internal: boxing ended at " << ndString(from)
+                          << " instead of " << ndString(to);
+  return value;
+}
+
+NdSbp RankLocalizer::producedSbp(Value value) const {
+  size_t meshRank = meshShape.size();
+  if (auto arg = dyn_cast<BlockArgument>(value))
+    return argumentSbp(graph, arg.getArgNumber(), meshRank);
+  Operation *op = value.getDefiningOp();
+  if (auto boxing = dyn_cast<sbp::BoxingOp>(op))
+    return boxing.getTo().getValues();
+  auto sig =
+      op->getAttrOfType<sbp::SignatureAttr>(sbp::SBPDialect::kSignatureAttrName);
+  if (!sig)
+    return broadcastNd(meshRank);
+  return sig.getOutputs()[cast<OpResult>(value).getResultNumber()].getValues();
+}
+
+LogicalResult RankLocalizer::mapOperands(Operation &op,
+                                         ArrayRef<NdSbp> wanted) {
+  for (auto [operand, want] : llvm::zip(op.getOperands(), wanted)) {
+    NdSbp have = producedSbp(operand);
+    if (have == want)
+      continue;
+    // A boxing sbp-insert-boxing would have made explicit.
+    FailureOr<Value> local = convert(op.getLoc(), mapping.lookup(operand),
+                                     operand.getType(), have, want);
+    if (failed(local))
+      return failure();
+    mapping.map(operand, *local);
+  }
+  return success();
+}
+
+LogicalResult RankLocalizer::localizeOp(Operation &op) {
+  Location loc = op.getLoc();
+  auto where = [&](InFlightDiagnostic diag) {
+    diag.attachNote() << "while localizing for rank " << rank;
+    return diag;
+  };
+  if (auto boxing = dyn_cast<sbp::BoxingOp>(op)) {
+    FailureOr<Value> local =
+        convert(loc, mapping.lookup(boxing.getInput()),
+                boxing.getInput().getType(), boxing.getFrom().getValues(),
+                boxing.getTo().getValues());
+    if (failed(local))
+      return failure();
+    mapping.map(boxing.getOutput(), *local);
+    return success();
+  }
+  if (auto ret = dyn_cast<func::ReturnOp>(op)) {
+    // Graph results are whole on every rank.
+    SmallVector<NdSbp> whole(op.getNumOperands(),
+                             broadcastNd(meshShape.size()));
+    if (failed(mapOperands(op, whole)))
+      return failure();
+    builder.clone(op, mapping);
+    return success();
+  }
+
+  auto sig =
+      op.getAttrOfType<sbp::SignatureAttr>(sbp::SBPDialect::kSignatureAttrName);
+  if (!sig)
+    return where(op.emitOpError() << "has no SBP signature to localize "
+                                     "(run sbp-infer first)");
+  SmallVector<Type> resultTypes;
+  for (auto [result, nd] : llvm::zip(op.getResults(), sig.getOutputs())) {
+    FailureOr<RankedTensorType> type =
+        localType(loc, result.getType(), nd.getValues());
+    if (failed(type))
+      return failure();
+    resultTypes.push_back(*type);
+  }
+  SmallVector<NdSbp> wanted;
+  for (sbp::NdSbpAttr nd : sig.getInputs())
+    wanted.push_back(nd.getValues());
+  if (failed(mapOperands(op, wanted)))
+    return failure();
+
+  // Parameters and constants hold their slice of the data.
+  if (isa<VariableOp, ConstantOp>(op)) {
+    NdSbp nd = sig.getOutputs()[0].getValues();
+    auto type = cast<RankedTensorType>(resultTypes[0]);
+    auto global = cast<RankedTensorType>(op.getResult(0).getType());
+    if (!isPartialOwner(nd)) {
+      mapping.map(op.getResult(0), zeros(loc, type));
+      return success();
+    }
+    ElementsAttr data = isa<VariableOp>(op)
+                            ? cast<VariableOp>(op).getInitialValueAttr()
+                            : cast<ConstantOp>(op).getValue();
+    if (data && type != global) {
+      std::string name = "slice";
+      if (auto variable = dyn_cast<VariableOp>(op))
+        name = variable.getVarName().str();
+      FailureOr<ElementsAttr> slice =
+          sliceElements(data, localOffsets(type, nd), type,
+                        name + ".rank" + std::to_string(rank));
+      if (failed(slice))
+        return where(op.emitOpError() << "cannot slice its data");
+      data = *slice;
+    }
+    Operation *clone = builder.clone(op, mapping);
+    clone->getResult(0).setType(type);
+    if (auto variable = dyn_cast<VariableOp>(clone); variable && data)
+      variable.setInitialValueAttr(data);
+    if (auto constant = dyn_cast<ConstantOp>(clone))
+      constant.setValueAttr(data);
+    clone->removeAttr(sbp::SBPDialect::kSignatureAttrName);
+    clone->removeAttr(sbp::SBPDialect::kPlacementAttrName);
+    mapping.map(op.getResult(0), clone->getResult(0));
+    return success();
+  }
+
+  if (auto gather = dyn_cast<GatherOp>(op)) {
+    Sbp dataSbp = Sbp::broadcast();
+    for (Sbp sbp : sig.getInputs()[0].getValues())
+      if (sbp.isSplit() && sbp.axis == (int64_t)gather.getAxis())
+        dataSbp = sbp;
+    if (dataSbp.isSplit())
+      return where(op.emitOpError()
+                   << "gathers from data split along its gathered axis, "
+                      "which localization does not lower");
+  }
+
+  Operation *clone = builder.clone(op, mapping);
+  clone->removeAttr(sbp::SBPDialect::kSignatureAttrName);
+  clone->removeAttr(sbp::SBPDialect::kPlacementAttrName);
+  for (auto [result, type] : llvm::zip(clone->getResults(), resultTypes))
+    result.setType(type);
+
+  // A slice keeps whole the dimensions it may split: cut them to size.
+  if (auto slice = dyn_cast<SliceOp>(clone)) {
+    auto input = cast<RankedTensorType>(slice.getX().getType());
+    SmallVector<int64_t> limits(slice.getLimits());
+    for (int64_t dim = 0; dim < input.getRank(); ++dim)
+      if (slice.getStarts()[dim] == 0 && slice.getSteps()[dim] == 1)
+        limits[dim] = std::min(limits[dim], input.getDimSize(dim));
+    slice.setLimits(limits);
+  }
+
+  // A mean over a split axis is a partial sum once scaled by its share.
+  if (auto mean = dyn_cast<ReduceMeanOp>(clone)) {
+    auto globalInput = cast<RankedTensorType>(op.getOperand(0).getType());
+    auto localInput = cast<RankedTensorType>(mean.getX().getType());
+    int64_t globalCount = 1, localCount = 1;
+    for (int64_t axis : mean.getAxes()) {
+      axis = axis < 0 ? axis + globalInput.getRank() : axis;
+      globalCount *= globalInput.getDimSize(axis);
+      localCount *= localInput.getDimSize(axis);
+    }
+    if (globalCount != localCount) {
+      builder.setInsertionPointAfter(clone);
+      auto elementType = mean.getY().getType().getElementType();
+      auto scaleType = RankedTensorType::get({}, elementType);
+      auto scale = ConstantOp::create(
+          builder, loc, scaleType,
+          DenseElementsAttr::get(
+              scaleType, builder.getFloatAttr(elementType,
+                                              double(localCount) / globalCount)));
+      Value scaled = MulOp::create(builder, loc, mean.getY().getType(),
+                                   mean.getY(), scale);
+      mapping.map(op.getResult(0), scaled);
+      if (failed(verify(clone)))
+        return where(emitError(loc) << "cannot localize under " << sig);
+      return success();
+    }
+  }
+
+  if (failed(verify(clone)))
+    return where(emitError(loc) << "'" << op.getName() << "' cannot run on "
+                                << "local pieces under " << sig);
+  for (auto [from, to] : llvm::zip(op.getResults(), clone->getResults()))
+    mapping.map(from, to);
+  return success();
+}
+
+FailureOr<func::FuncOp> RankLocalizer::run() {
+  builder.setInsertionPoint(graph);
+  auto local = cast<func::FuncOp>(builder.cloneWithoutRegions(*graph));
+  local.setSymName((graph.getSymName() + "_rank" + Twine(rank)).str());
+  local->removeAttr(sbp::SBPDialect::kPlacementAttrName);
+  for (unsigned i = 0; i < local.getNumArguments(); ++i)
+    local.removeArgAttr(i, sbp::SBPDialect::kNdSbpAttrName);
+  for (unsigned i = 0; i < local.getNumResults(); ++i)
+    local.removeResultAttr(i, builder.getStringAttr(
+                                  sbp::SBPDialect::kNdSbpAttrName));
+  Block *body = local.addEntryBlock();
+  builder.setInsertionPointToStart(body);
+
+  // Every rank receives the full inputs and keeps its piece.
+  size_t meshRank = meshShape.size();
+  for (BlockArgument arg : graph.getArguments()) {
+    NdSbp nd = argumentSbp(graph, arg.getArgNumber(), meshRank);
+    FailureOr<Value> piece =
+        convert(arg.getLoc(), body->getArgument(arg.getArgNumber()),
+                arg.getType(), broadcastNd(meshRank), nd);
+    if (failed(piece))
+      return failure();
+    mapping.map(arg, *piece);
+  }
+  for (Operation &op : graph.getOps()) {
+    builder.setInsertionPointToEnd(body);
+    if (failed(localizeOp(op)))
+      return failure();
+  }
+  return local;
+}
+
+namespace {
+struct SbpLocalizePass
+    : public oneflow::impl::SbpLocalizeBase<SbpLocalizePass> {
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    auto graph = module.lookupSymbol<func::FuncOp>("main");
+    if (!graph)
+      return;
+    sbp::MeshOp mesh = getGraphMesh(graph);
+    if (!mesh)
+      return signalPassFailure();
+    SymbolTable symbols(module);
+    for (int64_t device = 0; device < mesh.getNumDevices(); ++device) {
+      RankLocalizer localizer(graph, mesh, device);
+      FailureOr<func::FuncOp> local = localizer.run();
+      if (failed(local))
+        return signalPassFailure();
+      symbols.insert(*local);
+    }
+    module->setAttr(sbp::SBPDialect::kNumRanksAttrName,
+                    IntegerAttr::get(IntegerType::get(module.getContext(), 64),
+                                     llvm::max_element(mesh.getRankList())[0] +
+                                         1));
+    graph.erase();
+  }
+};
+} // namespace
