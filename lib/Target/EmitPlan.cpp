@@ -5,6 +5,7 @@
 #include "Target.h"
 
 #include "oneflow/Dialect/OneFlow/OneFlowDialect.h"
+#include "oneflow/Dialect/SBP/SBPDialect.h"
 #include "oneflow/Transforms/Passes.h"
 
 #include "mlir/IR/Builders.h"
@@ -66,26 +67,58 @@ static LogicalResult writeAtomically(Location loc, StringRef path,
   return success();
 }
 
+/// The rank programs of `module`: @main_rank<r> after sbp-localize, else
+/// @main on rank 0.
+static FailureOr<SmallVector<RankGraph>> rankGraphsOf(ModuleOp module,
+                                                      int64_t &numRanks) {
+  SmallVector<RankGraph> graphs;
+  auto count = module->getAttrOfType<IntegerAttr>(
+      sbp::SBPDialect::kNumRanksAttrName);
+  if (!count) {
+    numRanks = 1;
+    auto graph = module.lookupSymbol<func::FuncOp>("main");
+    if (!graph || graph.isDeclaration())
+      return module.emitError() << "the module has no @main graph to compile";
+    graphs.push_back({graph, 0});
+    return graphs;
+  }
+  numRanks = count.getInt();
+  for (int64_t rank = 0; rank < numRanks; ++rank)
+    if (auto graph = module.lookupSymbol<func::FuncOp>(
+            ("main_rank" + Twine(rank)).str()))
+      graphs.push_back({graph, rank});
+  if (graphs.empty())
+    return module.emitError() << "a module localized for " << numRanks
+                              << " ranks holds no @main_rank<r> program";
+  return graphs;
+}
+
 LogicalResult mlir::oneflow::emitPlan(ModuleOp module,
                                       const EmitPlanOptions &options) {
   Location loc = module.getLoc();
-  auto graph = module.lookupSymbol<func::FuncOp>("main");
-  if (!graph || graph.isDeclaration())
-    return module.emitError() << "the module has no @main graph to compile";
+  int64_t numRanks = 1;
+  FailureOr<SmallVector<RankGraph>> graphs = rankGraphsOf(module, numRanks);
+  if (failed(graphs))
+    return failure();
 
-  bool outlined = llvm::none_of(graph.getOps(), [](Operation &op) {
-    return isa<OneFlowDialect>(op.getDialect()) &&
-           !isa<ConstantOp, VariableOp>(op);
-  });
-  if (!outlined) {
-    PassManager pm(module.getContext());
-    pm.addPass(createOutlineKernels());
-    if (failed(pm.run(module)))
-      return failure();
+  for (RankGraph &rankGraph : *graphs) {
+    func::FuncOp graph = rankGraph.graph;
+    bool outlined = llvm::none_of(graph.getOps(), [](Operation &op) {
+      return isa<OneFlowDialect>(op.getDialect()) &&
+             !isa<ConstantOp, VariableOp>(op);
+    });
+    if (!outlined) {
+      PassManager pm(module.getContext());
+      OutlineKernelsOptions outline;
+      outline.graphFunction = graph.getSymName().str();
+      pm.addPass(createOutlineKernels(outline));
+      if (failed(pm.run(module)))
+        return failure();
+    }
+    copyPersistentOutputs(module, graph);
   }
-  copyPersistentOutputs(module, graph);
 
-  FailureOr<BuiltPlan> built = buildPlan(graph);
+  FailureOr<BuiltPlan> built = buildPlan(*graphs, numRanks);
   if (failed(built))
     return failure();
 

@@ -4,6 +4,7 @@
 
 #include "oneflow/Dialect/OneFlow/ElementsUtils.h"
 #include "oneflow/Dialect/OneFlow/OneFlowDialect.h"
+#include "oneflow/Dialect/SBP/SBPDialect.h"
 
 #include "mlir/IR/AsmState.h"
 #include "mlir/IR/DialectResourceBlobManager.h"
@@ -53,16 +54,32 @@ static std::string nameOf(Location loc) {
   return "";
 }
 
-FailureOr<BuiltPlan> mlir::oneflow::buildPlan(func::FuncOp graph) {
+static FailureOr<pb::Collective::Kind> collectiveKindOf(StringRef kind) {
+  if (kind == "all_reduce")
+    return pb::Collective::ALL_REDUCE;
+  if (kind == "all_gather")
+    return pb::Collective::ALL_GATHER;
+  if (kind == "reduce_scatter")
+    return pb::Collective::REDUCE_SCATTER;
+  if (kind == "all_to_all")
+    return pb::Collective::ALL_TO_ALL;
+  return failure();
+}
+
+FailureOr<BuiltPlan> mlir::oneflow::buildPlan(ArrayRef<RankGraph> graphs,
+                                             int64_t numRanks) {
   BuiltPlan built;
   pb::Plan &plan = built.plan;
   plan.set_version(1);
-  plan.set_num_ranks(1);
+  plan.set_num_ranks(numRanks);
   plan.set_kernel_library("kernels.so");
   plan.set_weights_file("weights.bin");
 
   llvm::DenseMap<Value, int64_t> regstOf;
+  // Replicated parameters share their bytes in weights.bin.
+  llvm::DenseMap<Attribute, int64_t> weightsOffsetOf;
   int64_t nextTask = 0;
+  int64_t rank = 0;
   auto newRegst = [&](Value value, StringRef name) -> FailureOr<pb::Regst *> {
     auto type = dyn_cast<RankedTensorType>(value.getType());
     FailureOr<pb::DataType> dtype =
@@ -79,6 +96,7 @@ FailureOr<BuiltPlan> mlir::oneflow::buildPlan(func::FuncOp graph) {
     regst->set_num_slots(1);
     regst->set_weights_offset(-1);
     regst->set_name(name.str());
+    regst->set_rank(rank);
     regstOf[value] = regst->id();
     return regst;
   };
@@ -90,8 +108,13 @@ FailureOr<BuiltPlan> mlir::oneflow::buildPlan(func::FuncOp graph) {
     (*regst)->set_persistent(true);
     if (!data)
       return success();
+    if (auto it = weightsOffsetOf.find(data); it != weightsOffsetOf.end()) {
+      (*regst)->set_weights_offset(it->second);
+      return success();
+    }
     built.weights.resize(llvm::alignTo(built.weights.size(), kWeightsAlignment));
     (*regst)->set_weights_offset(built.weights.size());
+    weightsOffsetOf[data] = built.weights.size();
     if (failed(appendElementBytes(data, built.weights)))
       return emitError(value.getLoc()) << "cannot read the data of '" << name
                                        << "'";
@@ -104,85 +127,127 @@ FailureOr<BuiltPlan> mlir::oneflow::buildPlan(func::FuncOp graph) {
     return fallback.str();
   };
 
-  // Graph inputs.
-  for (BlockArgument arg : graph.getArguments()) {
-    std::string name = ioName(graph.getArgAttrDict(arg.getArgNumber()),
-                              "input" + std::to_string(arg.getArgNumber()));
-    FailureOr<pb::Regst *> regst = newRegst(arg, name);
-    if (failed(regst))
-      return failure();
+  auto newTask = [&](pb::TaskKind kind, StringRef name, StringRef stream) {
     pb::Task *task = plan.add_tasks();
     task->set_id(nextTask++);
-    task->set_kind(pb::INPUT);
-    task->set_name("input " + name);
-    task->set_stream("io");
-    task->set_io_name(name);
-    task->add_out_regsts((*regst)->id());
-    pb::IOSpec *spec = plan.add_inputs();
-    spec->set_name(name);
-    *spec->mutable_desc() = (*regst)->desc();
-    spec->set_regst((*regst)->id());
-  }
+    task->set_kind(kind);
+    task->set_name(name.str());
+    task->set_rank(rank);
+    task->set_stream(stream.str());
+    return task;
+  };
+  // One rank's program: its inputs, kernels, collectives and (on rank 0)
+  // the graph outputs.
+  auto addGraph = [&](func::FuncOp graph) -> LogicalResult {
+    for (BlockArgument arg : graph.getArguments()) {
+      std::string name = ioName(graph.getArgAttrDict(arg.getArgNumber()),
+                                "input" + std::to_string(arg.getArgNumber()));
+      FailureOr<pb::Regst *> regst = newRegst(arg, name);
+      if (failed(regst))
+        return failure();
+      // Every rank reads the whole input; the specs name rank 0's.
+      pb::Task *task = newTask(pb::INPUT, "input " + name, "io");
+      task->set_io_name(name);
+      task->add_out_regsts((*regst)->id());
+      if (rank != graphs.front().rank)
+        continue;
+      pb::IOSpec *spec = plan.add_inputs();
+      spec->set_name(name);
+      *spec->mutable_desc() = (*regst)->desc();
+      spec->set_regst((*regst)->id());
+    }
 
-  // Kernels, parameters and constants in program order.
-  for (Operation &op : graph.getOps()) {
-    LogicalResult result =
-        llvm::TypeSwitch<Operation *, LogicalResult>(&op)
-            .Case([&](VariableOp variable) {
-              return persistent(variable.getOutput(),
-                                variable.getInitialValueAttr(),
-                                variable.getVarName());
-            })
-            .Case([&](ConstantOp constant) {
-              return persistent(constant.getOutput(), constant.getValue(),
-                                "constant " + std::to_string(
-                                                  plan.regsts_size()));
-            })
-            .Case([&](func::CallOp call) -> LogicalResult {
-              pb::Task *task = plan.add_tasks();
-              task->set_id(nextTask++);
-              task->set_kind(pb::KERNEL);
-              std::string where = nameOf(call.getLoc());
-              task->set_name(call.getCallee().str() +
-                             (where.empty() ? "" : " (" + where + ")"));
-              task->set_stream("compute");
-              task->set_kernel_symbol(call.getCallee().str());
-              for (Value operand : call.getOperands())
-                task->add_in_regsts(regstOf.at(operand));
-              for (auto [index, result] : llvm::enumerate(call.getResults())) {
-                FailureOr<pb::Regst *> regst = newRegst(
-                    result, task->name() + "#" + std::to_string(index));
+    // Kernels, parameters and constants in program order.
+    for (Operation &op : graph.getOps()) {
+      LogicalResult result =
+          llvm::TypeSwitch<Operation *, LogicalResult>(&op)
+              .Case([&](VariableOp variable) {
+                return persistent(variable.getOutput(),
+                                  variable.getInitialValueAttr(),
+                                  variable.getVarName());
+              })
+              .Case([&](ConstantOp constant) {
+                return persistent(constant.getOutput(), constant.getValue(),
+                                  "constant " + std::to_string(
+                                                    plan.regsts_size()));
+              })
+              .Case([&](func::CallOp call) -> LogicalResult {
+                std::string where = nameOf(call.getLoc());
+                pb::Task *task = newTask(
+                    pb::KERNEL,
+                    call.getCallee().str() +
+                        (where.empty() ? "" : " (" + where + ")"),
+                    "compute");
+                task->set_kernel_symbol(call.getCallee().str());
+                for (Value operand : call.getOperands())
+                  task->add_in_regsts(regstOf.at(operand));
+                for (auto [index, result] : llvm::enumerate(call.getResults())) {
+                  FailureOr<pb::Regst *> regst = newRegst(
+                      result, task->name() + "#" + std::to_string(index));
+                  if (failed(regst))
+                    return failure();
+                  task->add_out_regsts((*regst)->id());
+                }
+                return success();
+              })
+              .Case([&](sbp::CollectiveOp collective) -> LogicalResult {
+                FailureOr<pb::Collective::Kind> kind =
+                    collectiveKindOf(collective.getKind());
+                if (failed(kind))
+                  return collective.emitOpError() << "has no plan form";
+                std::string where = nameOf(collective.getLoc());
+                pb::Task *task = newTask(
+                    pb::COLLECTIVE,
+                    collective.getKind().str() +
+                        (where.empty() ? "" : " (" + where + ")"),
+                    "comm");
+                pb::Collective *spec = task->mutable_collective();
+                spec->set_kind(*kind);
+                for (int64_t member : collective.getGroup())
+                  spec->add_group(member);
+                spec->set_axis(collective.getAxis());
+                spec->set_concat_axis(collective.getConcatAxis());
+                spec->set_tag(collective.getTag());
+                task->add_in_regsts(regstOf.at(collective.getInput()));
+                FailureOr<pb::Regst *> regst =
+                    newRegst(collective.getOutput(), task->name());
                 if (failed(regst))
                   return failure();
                 task->add_out_regsts((*regst)->id());
-              }
-              return success();
-            })
-            .Case([&](func::ReturnOp ret) {
-              for (auto [index, operand] : llvm::enumerate(ret.getOperands())) {
-                std::string name =
-                    ioName(graph.getResultAttrDict(index),
-                           "output" + std::to_string(index));
-                pb::Task *task = plan.add_tasks();
-                task->set_id(nextTask++);
-                task->set_kind(pb::OUTPUT);
-                task->set_name("output " + name);
-                task->set_stream("io");
-                task->set_io_name(name);
-                task->add_in_regsts(regstOf.at(operand));
-                pb::IOSpec *spec = plan.add_outputs();
-                spec->set_name(name);
-                *spec->mutable_desc() = plan.regsts(regstOf.at(operand)).desc();
-                spec->set_regst(regstOf.at(operand));
-              }
-              return success();
-            })
-            .Default([&](Operation *other) {
-              return other->emitOpError()
-                     << "cannot be a task of the plan (kernels must be "
-                        "outlined first)";
-            });
-    if (failed(result))
+                return success();
+              })
+              .Case([&](func::ReturnOp ret) {
+                // Outputs are whole values, written by rank 0 alone.
+                if (rank != graphs.front().rank)
+                  return success();
+                for (auto [index, operand] : llvm::enumerate(ret.getOperands())) {
+                  std::string name =
+                      ioName(graph.getResultAttrDict(index),
+                             "output" + std::to_string(index));
+                  pb::Task *task = newTask(pb::OUTPUT, "output " + name, "io");
+                  task->set_io_name(name);
+                  task->add_in_regsts(regstOf.at(operand));
+                  pb::IOSpec *spec = plan.add_outputs();
+                  spec->set_name(name);
+                  *spec->mutable_desc() = plan.regsts(regstOf.at(operand)).desc();
+                  spec->set_regst(regstOf.at(operand));
+                }
+                return success();
+              })
+              .Default([&](Operation *other) {
+                return other->emitOpError()
+                       << "cannot be a task of the plan (kernels must be "
+                          "outlined first)";
+              });
+      if (failed(result))
+        return failure();
+    }
+        return success();
+  };
+
+  for (const RankGraph &rankGraph : graphs) {
+    rank = rankGraph.rank;
+    if (failed(addGraph(rankGraph.graph)))
       return failure();
   }
   return built;

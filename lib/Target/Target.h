@@ -19,10 +19,18 @@ struct BuiltPlan {
   std::string weights;
 };
 
-/// Reads the task graph of `graph` (after kernel outlining): one KERNEL task
-/// per call, one register per value, persistent registers for variables and
-/// constants, INPUT/OUTPUT tasks for the arguments and results.
-FailureOr<BuiltPlan> buildPlan(func::FuncOp graph);
+/// The program one rank runs.
+struct RankGraph {
+  func::FuncOp graph;
+  int64_t rank;
+};
+
+/// Reads the task graphs of `graphs` (after kernel outlining): one KERNEL
+/// task per call, one COLLECTIVE task per sbp.collective, one register per
+/// value, persistent registers for variables and constants, INPUT tasks for
+/// the arguments on every rank and OUTPUT tasks for the results on the first
+/// graph's rank. Identical parameter data is stored once.
+FailureOr<BuiltPlan> buildPlan(ArrayRef<RankGraph> graphs, int64_t numRanks);
 
 /// Compiles the kernel functions of `module` into a shared library at
 /// `libraryPath`, each exported as `void <name>(void **args)`.

@@ -99,6 +99,16 @@ private:
     }
     return group;
   }
+  /// A tag shared by the members of one collective and no other: the
+  /// collective's program-order number and its group's first device.
+  int64_t tagFor(int64_t meshAxis) {
+    int64_t numDevices = 1, first = 0;
+    for (auto [axis, size] : llvm::enumerate(meshShape)) {
+      numDevices *= size;
+      first = first * size + (int64_t(axis) == meshAxis ? 0 : coord[axis]);
+    }
+    return nextTag++ * numDevices + first;
+  }
   /// Whether this device holds a partial sum's only non-zero piece.
   bool isPartialOwner(ArrayRef<Sbp> nd) const {
     for (auto [axis, sbp] : llvm::enumerate(nd))
@@ -129,7 +139,7 @@ private:
         builder, loc, type, builder.getStringAttr(kind), input,
         builder.getDenseI64ArrayAttr(groupAlong(meshAxis)),
         builder.getI64IntegerAttr(axis), builder.getI64IntegerAttr(concatAxis),
-        builder.getI64IntegerAttr(nextTag++));
+        builder.getI64IntegerAttr(tagFor(meshAxis)));
     return op.getOutput();
   }
 
@@ -138,6 +148,8 @@ private:
   FailureOr<Value> convertAxis(Location loc, Value value, Type global,
                                NdSbp &current, int64_t axis, Sbp target);
   LogicalResult localizeOp(Operation &op);
+  LogicalResult localizeSplitGather(GatherOp gather, ArrayRef<Sbp> dataNd,
+                                    RankedTensorType resultType);
   NdSbp producedSbp(Value value) const;
   /// Maps the operands of `op`, converted to the nd-SBPs it needs.
   LogicalResult mapOperands(Operation &op, ArrayRef<NdSbp> wanted);
@@ -269,6 +281,57 @@ LogicalResult RankLocalizer::mapOperands(Operation &op,
   return success();
 }
 
+/// Each rank holds rows [offset, offset + rows) of the gathered axis: it
+/// looks up the indices that fall there and zeros the others, so the ranks'
+/// results sum to the gather (a partial sum).
+LogicalResult RankLocalizer::localizeSplitGather(GatherOp gather,
+                                                 ArrayRef<Sbp> dataNd,
+                                                 RankedTensorType resultType) {
+  Location loc = gather.getLoc();
+  int64_t axis = gather.getAxis();
+  Value data = mapping.lookup(gather.getData());
+  Value indices = mapping.lookup(gather.getIndices());
+  auto indexType = cast<RankedTensorType>(indices.getType());
+  Type indexElement = indexType.getElementType();
+  int64_t globalRows =
+      cast<RankedTensorType>(gather.getData().getType()).getDimSize(axis);
+  int64_t rows = cast<RankedTensorType>(data.getType()).getDimSize(axis);
+  int64_t offset = pieceIndex(dataNd, axis) * rows;
+  auto scalar = [&](int64_t value) -> Value {
+    auto type = RankedTensorType::get({}, indexElement);
+    return ConstantOp::create(
+        builder, loc, type,
+        DenseElementsAttr::get(type, builder.getIntegerAttr(indexElement,
+                                                            value)));
+  };
+  Value negative = LessOp::create(builder, loc, indices, scalar(0));
+  Value wrapped = AddOp::create(builder, loc, indices, scalar(globalRows));
+  Value normalized =
+      WhereOp::create(builder, loc, negative, wrapped, indices);
+  Value local = SubOp::create(builder, loc, normalized, scalar(offset));
+  Value valid = AndOp::create(
+      builder, loc, GreaterOp::create(builder, loc, local, scalar(-1)),
+      LessOp::create(builder, loc, local, scalar(rows)));
+  Value safe = WhereOp::create(builder, loc, valid, local, scalar(0));
+  auto lookup = GatherOp::create(builder, loc, resultType, data, safe,
+                                 gather.getAxisAttr());
+
+  // Broadcast the mask over the dimensions the data adds around it.
+  SmallVector<int64_t> maskShape(axis, 1);
+  llvm::append_range(maskShape, indexType.getShape());
+  maskShape.append(resultType.getRank() - maskShape.size(), 1);
+  auto maskType = RankedTensorType::get(maskShape, builder.getI1Type());
+  Value mask = ReshapeOp::create(builder, loc, maskType, valid);
+  auto zeroType = RankedTensorType::get({}, resultType.getElementType());
+  Value zero = ConstantOp::create(
+      builder, loc, zeroType,
+      DenseElementsAttr::get(zeroType,
+                             builder.getZeroAttr(resultType.getElementType())));
+  auto masked = WhereOp::create(builder, loc, mask, lookup, zero);
+  mapping.map(gather.getResult(), masked.getResult());
+  return success();
+}
+
 LogicalResult RankLocalizer::localizeOp(Operation &op) {
   Location loc = op.getLoc();
   auto where = [&](InFlightDiagnostic diag) {
@@ -350,14 +413,10 @@ LogicalResult RankLocalizer::localizeOp(Operation &op) {
   }
 
   if (auto gather = dyn_cast<GatherOp>(op)) {
-    Sbp dataSbp = Sbp::broadcast();
-    for (Sbp sbp : sig.getInputs()[0].getValues())
-      if (sbp.isSplit() && sbp.axis == (int64_t)gather.getAxis())
-        dataSbp = sbp;
-    if (dataSbp.isSplit())
-      return where(op.emitOpError()
-                   << "gathers from data split along its gathered axis, "
-                      "which localization does not lower");
+    NdSbp dataNd = sig.getInputs()[0].getValues();
+    if (piecesOf(dataNd, gather.getAxis()) > 1)
+      return localizeSplitGather(gather, dataNd,
+                                 cast<RankedTensorType>(resultTypes[0]));
   }
 
   Operation *clone = builder.clone(op, mapping);

@@ -115,17 +115,6 @@ static LogicalResult addDistributionPasses(PassManager &pm) {
   return success();
 }
 
-/// The number of devices --mesh asks for (1 without it).
-static int64_t meshDevices() {
-  SmallVector<int64_t> shape;
-  if (meshOption.empty() || !parseMesh(meshOption, shape).empty())
-    return 1;
-  int64_t devices = 1;
-  for (int64_t d : shape)
-    devices *= d;
-  return devices;
-}
-
 /// Parses the --input-shape options.
 static bool parseInputShapes(oneflow::ONNXImportOptions &options) {
   for (const std::string &spec : inputShapes) {
@@ -187,12 +176,9 @@ static int compileToPlan(llvm::StringRef input, llvm::StringRef outputDir,
     llvm::errs() << "error: --emit=plan needs an output directory (-o DIR)\n";
     return 1;
   }
-  if (meshDevices() > 1) {
-    llvm::errs() << "error: --emit=plan writes single-device plans; plans "
-                    "for a mesh of "
-                 << meshDevices()
-                 << " devices are not emitted by this version (use "
-                    "--sbp-report to see the distribution)\n";
+  if (deviceOption == "cuda") {
+    llvm::errs() << "error: --emit=plan compiles CPU kernels; plans for "
+                    "--device=cuda are not emitted by this version\n";
     return 1;
   }
   OwningOpRef<ModuleOp> module;
@@ -201,6 +187,11 @@ static int compileToPlan(llvm::StringRef input, llvm::StringRef outputDir,
     return 1;
   PassManager pm(&context);
   pm.addPass(createCanonicalizerPass());
+  // With --mesh: distribute, then one local program per rank.
+  if (failed(addDistributionPasses(pm)))
+    return 1;
+  if (!meshOption.empty())
+    pm.addPass(oneflow::createSbpLocalize());
   if (failed(pm.run(*module)))
     return 1;
   oneflow::EmitPlanOptions options;
