@@ -1,22 +1,35 @@
 #!/usr/bin/env bash
-# Sets everything up, then runs the main job on the bundled example: a
-# two-layer MLP on a 2x2 CPU mesh, Megatron-style, printed at each step of
-# what the compiler has so far.
+# Sets everything up, then runs the main job: a small GPT (ONNX, exported
+# from PyTorch) compiled for a 2x2 CPU mesh -- data parallel on one axis,
+# Megatron tensor parallel on the other -- and executed by oneflow-run on 4
+# local MPI ranks; its logits are compared with PyTorch's.
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 source "$ROOT/scripts/setup.sh"
 
 OPT="$BUILD_DIR/bin/oneflow-opt"
-EXAMPLE="$ROOT/examples/mlp-2x2.mlir"
+RUN="$BUILD_DIR/bin/oneflow-run"
+MODELS="$ROOT/test/Import/ONNX/Inputs/torch"
+WORK="$(mktemp -d)"
+trap 'rm -rf "$WORK"' EXIT
 
 echo
-echo "== The example: an MLP with pinned SBPs on a 2x2 mesh =="
-cat "$EXAMPLE"
+echo "== How oneflow-opt distributes the GPT over a 2x2 mesh =="
+"$OPT" "$MODELS/gpt_opset17.onnx" --mesh 2x2 --sbp-strategy data,tensor \
+  --sbp-report -o "$WORK/gpt-distributed.mlir"
 
 echo
-echo "== Verified and canonicalized by oneflow-opt =="
-"$OPT" "$EXAMPLE" --canonicalize
+echo "== Compiling: one local program per rank, collectives, kernels =="
+"$OPT" "$MODELS/gpt_opset17.onnx" --mesh 2x2 --sbp-strategy data,tensor \
+  --emit=plan -o "$WORK/gpt-plan"
+ls -l "$WORK/gpt-plan"
 
 echo
-echo "== The SBP signatures each op admits on one mesh axis =="
-"$OPT" "$EXAMPLE" --test-print-sbp-signatures -o /dev/null
+echo "== Running on 4 local ranks =="
+"$RUN" "$WORK/gpt-plan" --input "tokens=$MODELS/gpt.input.tokens.npy" \
+  --steps 3 --output-dir "$WORK/out"
+
+echo
+echo "== Logits vs PyTorch =="
+/usr/bin/python3 "$ROOT/test/Runtime/Inputs/compare.py" \
+  "$WORK/out/logits.npy" "$MODELS/gpt.output.logits.npy"

@@ -12,7 +12,8 @@ namespace runtime {
 
 std::string collectiveKindName(int kind) {
   if (plan::Collective::Kind_IsValid(kind))
-    return plan::Collective::Kind_Name(static_cast<plan::Collective::Kind>(kind));
+    return plan::Collective::Kind_Name(
+        static_cast<plan::Collective::Kind>(kind));
   return "kind " + std::to_string(kind);
 }
 
@@ -52,8 +53,8 @@ Expected<CollectiveLayout> layoutCollective(const plan::Collective &collective,
   if (!desc)
     return makeError(kind, " has no regst");
   if (in && out && in->dtype() != out->dtype())
-    return makeError(kind, " changes the dtype: ", describeTensor(*in),
-                     " in, ", describeTensor(*out), " out");
+    return makeError(kind, " changes the dtype: ", describeTensor(*in), " in, ",
+                     describeTensor(*out), " out");
   layout.dtype = desc->dtype();
   layout.elementSize = elementSize(layout.dtype);
   if (layout.elementSize == 0)
@@ -86,10 +87,9 @@ Expected<CollectiveLayout> layoutCollective(const plan::Collective &collective,
   };
   auto divisible = [&](int axis) -> Status {
     if (inShape[axis] % groupSize != 0)
-      return makeError(kind, " along axis ", axis, " of ",
-                       describeTensor(*in), " over ", ranks(groupSize),
-                       ": dimension ", axis, " (", inShape[axis],
-                       ") is not divisible by ", groupSize);
+      return makeError(kind, " along axis ", axis, " of ", describeTensor(*in),
+                       " over ", ranks(groupSize), ": dimension ", axis, " (",
+                       inShape[axis], ") is not divisible by ", groupSize);
     return Status::success();
   };
   std::string how = kind + " along axis " + std::to_string(collective.axis()) +

@@ -58,8 +58,8 @@ std::string prefixLines(const std::string &prefix, const std::string &text) {
     size_t end = text.find('\n', start);
     if (end == std::string::npos)
       end = text.size();
-    result += (result.empty() ? "" : "\n") + prefix +
-              text.substr(start, end - start);
+    result +=
+        (result.empty() ? "" : "\n") + prefix + text.substr(start, end - start);
     start = end + 1;
   }
   return result;
@@ -112,8 +112,9 @@ Status World::agree(const Status &local) {
   // Ranks with the same message together, in the order of their first rank.
   std::vector<std::pair<std::string, std::vector<int>>> groups;
   for (int r : failing) {
-    auto it = std::find_if(groups.begin(), groups.end(),
-                           [&](const auto &g) { return g.first == messages[r]; });
+    auto it = std::find_if(groups.begin(), groups.end(), [&](const auto &g) {
+      return g.first == messages[r];
+    });
     if (it == groups.end())
       groups.push_back({messages[r], {r}});
     else
@@ -151,8 +152,9 @@ std::vector<std::string> World::gather(const std::string &data) {
   for (int r = 1; r < worldSize; ++r) {
     result[r].resize(size_t(lengths[r]));
     for (int64_t done = 0; done < lengths[r]; done += kChunk)
-      MPI_Recv(result[r].data() + done, int(std::min(kChunk, lengths[r] - done)),
-               MPI_CHAR, r, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+      MPI_Recv(result[r].data() + done,
+               int(std::min(kChunk, lengths[r] - done)), MPI_CHAR, r, 0,
+               MPI_COMM_WORLD, MPI_STATUS_IGNORE);
   }
   return result;
 }

@@ -158,7 +158,8 @@ void Engine::releaseInput(StreamThread &thread, int actorIndex, int port,
                           int64_t step) {
   const Regst *regst = actors[actorIndex].inPorts[port].regst;
   if (!regst->persistent)
-    send(thread, {Message::Release, regst->producer, regst->producerPort, step});
+    send(thread,
+         {Message::Release, regst->producer, regst->producerPort, step});
 }
 
 bool Engine::canFire(const Actor &actor, int64_t step) const {
@@ -204,7 +205,8 @@ Status Engine::fire(int actorIndex, int64_t step, StreamThread &thread) {
       break;
     }
     void *in = actor.argPorts.empty() ? nullptr : actor.args[0];
-    void *out = actor.outs.empty() ? nullptr : actor.args[actor.argPorts.size()];
+    void *out =
+        actor.outs.empty() ? nullptr : actor.args[actor.argPorts.size()];
     if (actor.isSend) {
       thread.sends.push_back({actorIndex, step, {}});
       status = actor.collective->startSend(in, thread.sends.back().requests);

@@ -57,10 +57,10 @@ struct Actor {
   KernelFn kernel = nullptr;
   CollectiveOp *collective = nullptr; // COLLECTIVE tasks
   bool isSend = false;                // a SEND: releases its input late
-  std::vector<InPort> inPorts; // one per distinct in regst
-  std::vector<int> argPorts;   // per Task.in_regsts entry: its in port
-  std::vector<Regst *> outs;   // per Task.out_regsts entry
-  std::vector<void *> args;    // scratch for the kernel call
+  std::vector<InPort> inPorts;        // one per distinct in regst
+  std::vector<int> argPorts;          // per Task.in_regsts entry: its in port
+  std::vector<Regst *> outs;          // per Task.out_regsts entry
+  std::vector<void *> args;           // scratch for the kernel call
 };
 
 struct StreamThread {

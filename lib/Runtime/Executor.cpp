@@ -132,18 +132,20 @@ Status Executor::Impl::prepare(const std::string &planDir,
   graph.emplace(built.take());
   const int rank = options.rank;
   if (options.world && options.world->size() != plan->num_ranks())
-    return makeError("the plan has ", plan->num_ranks(), " rank",
-                     plan->num_ranks() == 1 ? "" : "s", " but ",
-                     options.world->size(), " processes were started (run it "
-                     "with oneflow-run --np ", plan->num_ranks(),
-                     " or mpirun -n ", plan->num_ranks(), ")");
+    return makeError(
+        "the plan has ", plan->num_ranks(), " rank",
+        plan->num_ranks() == 1 ? "" : "s", " but ", options.world->size(),
+        " processes were started (run it "
+        "with oneflow-run --np ",
+        plan->num_ranks(), " or mpirun -n ", plan->num_ranks(), ")");
   if (!options.world && plan->num_ranks() != 1)
     return makeError("the plan has ", plan->num_ranks(),
                      " ranks: run it with one process per rank (oneflow-run "
-                     "--np ", plan->num_ranks(), ", or under mpirun)");
+                     "--np ",
+                     plan->num_ranks(), ", or under mpirun)");
   if (rank < 0 || rank >= plan->num_ranks())
-    return makeError("rank ", rank, " is not in the plan (",
-                     plan->num_ranks(), " ranks)");
+    return makeError("rank ", rank, " is not in the plan (", plan->num_ranks(),
+                     " ranks)");
 
   Status status = loadKernels(planDir, kernelOfTask);
   if (!status.ok())
@@ -420,10 +422,10 @@ void Executor::Impl::gatherTrace() {
       if (position < 0 || position >= plan->tasks_size())
         continue;
       const plan::Task &task = plan->tasks(position);
-      merged.push_back({task.name().empty() ? PlanGraph::describe(task)
-                                            : task.name(),
-                        task.rank(), task.stream(), task.id(), step,
-                        start + shift, duration});
+      merged.push_back(
+          {task.name().empty() ? PlanGraph::describe(task) : task.name(),
+           task.rank(), task.stream(), task.id(), step, start + shift,
+           duration});
     }
   }
   trace = std::move(merged);

@@ -55,8 +55,8 @@ public:
 
   /// As popAll, waiting at most `timeout`; false (and `out` empty) when
   /// nothing came.
-  template <typename Duration> bool popAllFor(std::vector<Message> &out,
-                                              Duration timeout) {
+  template <typename Duration>
+  bool popAllFor(std::vector<Message> &out, Duration timeout) {
     out.clear();
     std::unique_lock<std::mutex> lock(mutex);
     waiting = true;

@@ -84,8 +84,8 @@ CollectiveOp::CollectiveOp(const plan::Task &task,
                            int peer, int mpiTag)
     : taskPtr(&task), layout(layout), comm(comm), peer(peer), mpiTag(mpiTag),
       unit(unitType(layout.elementSize)) {
-  const int64_t groupBytes = layout.blockElements * layout.elementSize *
-                             layout.groupSize;
+  const int64_t groupBytes =
+      layout.blockElements * layout.elementSize * layout.groupSize;
   if (layout.packOuter > 1)
     packed.resize(size_t(layout.inBytes));
   if (layout.unpackOuter > 1)
@@ -136,10 +136,10 @@ Status CollectiveOp::run(const void *inPtr, void *outPtr) {
         narrow(layout.dtype, wideIn.data(), dst, count);
         continue;
       }
-      if (Status s = check(MPI_Allreduce(src == dst ? MPI_IN_PLACE : src, dst,
-                                         count, sumType(layout.dtype),
-                                         MPI_SUM, comm),
-                           "MPI_Allreduce");
+      if (Status s =
+              check(MPI_Allreduce(src == dst ? MPI_IN_PLACE : src, dst, count,
+                                  sumType(layout.dtype), MPI_SUM, comm),
+                    "MPI_Allreduce");
           !s.ok())
         return s;
     }
@@ -153,20 +153,18 @@ Status CollectiveOp::run(const void *inPtr, void *outPtr) {
       src = packed.data();
     }
     if (isNarrowFloat(layout.dtype)) {
-      widen(layout.dtype, src, wideIn.data(),
-            layout.blockElements * groupSize);
-      if (Status s = check(MPI_Reduce_scatter_block(wideIn.data(),
-                                                    wideOut.data(), block,
-                                                    MPI_FLOAT, MPI_SUM, comm),
-                           "MPI_Reduce_scatter_block");
+      widen(layout.dtype, src, wideIn.data(), layout.blockElements * groupSize);
+      if (Status s =
+              check(MPI_Reduce_scatter_block(wideIn.data(), wideOut.data(),
+                                             block, MPI_FLOAT, MPI_SUM, comm),
+                    "MPI_Reduce_scatter_block");
           !s.ok())
         return s;
       narrow(layout.dtype, wideOut.data(), out, layout.blockElements);
       return Status::success();
     }
     return check(MPI_Reduce_scatter_block(src, out, block,
-                                          sumType(layout.dtype), MPI_SUM,
-                                          comm),
+                                          sumType(layout.dtype), MPI_SUM, comm),
                  "MPI_Reduce_scatter_block");
   }
   case plan::Collective::ALL_GATHER: {
@@ -211,9 +209,8 @@ Status CollectiveOp::run(const void *inPtr, void *outPtr) {
       int received = 0;
       MPI_Get_count(&status, unit, &received);
       if (received != count)
-        return makeError(PlanGraph::describe(*taskPtr), ": received ",
-                         received, " elements from rank ", peer, ", expected ",
-                         count);
+        return makeError(PlanGraph::describe(*taskPtr), ": received ", received,
+                         " elements from rank ", peer, ", expected ", count);
       if (n == 0)
         break;
     }
@@ -233,8 +230,7 @@ Status CollectiveOp::startSend(const void *inPtr,
   requests.clear();
   // One message per chunk; an empty tensor is one empty message, so that
   // its RECV matches it.
-  for (int64_t done = 0; done < n || (n == 0 && done == 0);
-       done += kMaxCount) {
+  for (int64_t done = 0; done < n || (n == 0 && done == 0); done += kMaxCount) {
     int count = int(std::min(kMaxCount, n - done));
     requests.emplace_back();
     if (Status s = check(MPI_Isend(in + done * layout.elementSize, count, unit,
@@ -248,12 +244,11 @@ Status CollectiveOp::startSend(const void *inPtr,
   return Status::success();
 }
 
-Status testRequests(std::vector<MPI_Request> &requests, bool wait,
-                    bool &done) {
+Status testRequests(std::vector<MPI_Request> &requests, bool wait, bool &done) {
   int rc, flag = 1;
   if (wait)
-    rc = MPI_Waitall(int(requests.size()), requests.data(),
-                     MPI_STATUSES_IGNORE);
+    rc =
+        MPI_Waitall(int(requests.size()), requests.data(), MPI_STATUSES_IGNORE);
   else
     rc = MPI_Testall(int(requests.size()), requests.data(), &flag,
                      MPI_STATUSES_IGNORE);
@@ -283,11 +278,10 @@ MpiCollectives::create(const PlanGraph &graph, int rank) {
     groupSet.insert(std::vector<int>(c.group().begin(), c.group().end()));
     if (layout.kind != plan::Collective::ALL_REDUCE &&
         layout.blockElements > INT_MAX)
-      return makeError(PlanGraph::describe(task), ": ",
-                       collectiveKindName(c.kind()), " exchanges ",
-                       layout.blockElements,
-                       " elements per rank, more than one MPI call can (",
-                       INT_MAX, ")");
+      return makeError(
+          PlanGraph::describe(task), ": ", collectiveKindName(c.kind()),
+          " exchanges ", layout.blockElements,
+          " elements per rank, more than one MPI call can (", INT_MAX, ")");
   }
   void *attribute = nullptr;
   int found = 0;

@@ -131,7 +131,7 @@ void checkCollectives(const plan::Plan &plan, const PlanGraph &graph,
     const int wantIn = c.kind() == plan::Collective::RECV ? 0 : 1;
     const int wantOut = c.kind() == plan::Collective::SEND ? 0 : 1;
     if (task.in_regsts_size() != wantIn || task.out_regsts_size() != wantOut) {
-      problems.add(who, ": a ", kind, " task has ", wantIn, " in_regst",
+      problems.add(who, ": ", kind, " tasks have ", wantIn, " in_regst",
                    wantIn == 1 ? "" : "s", " and ", wantOut, " out_regst",
                    wantOut == 1 ? "" : "s", ", not ", task.in_regsts_size(),
                    " and ", task.out_regsts_size());
@@ -161,8 +161,7 @@ void checkCollectives(const plan::Plan &plan, const PlanGraph &graph,
       if (!group.empty() &&
           (group.size() != 2 || !has(task.rank()) || !has(c.peer()))) {
         problems.add(who, ": the group of a ", kind,
-                     " is empty or holds its two ranks, not ",
-                     rankList(group));
+                     " is empty or holds its two ranks, not ", rankList(group));
         ok = false;
       }
     } else {
@@ -263,9 +262,8 @@ void checkCollectives(const plan::Plan &plan, const PlanGraph &graph,
       }
       if (describeIn(group.send) != describeOut(group.recv)) {
         problems.add(label, ": ", PlanGraph::describe(send), " sends ",
-                     describeIn(group.send), " but ",
-                     PlanGraph::describe(recv), " receives ",
-                     describeOut(group.recv));
+                     describeIn(group.send), " but ", PlanGraph::describe(recv),
+                     " receives ", describeOut(group.recv));
         ok = false;
       }
       if (ok)
@@ -282,31 +280,31 @@ void checkCollectives(const plan::Plan &plan, const PlanGraph &graph,
       const plan::Collective &other = task.collective();
       std::string difference;
       if (other.kind() != c.kind())
-        difference = "is a " + collectiveKindName(other.kind()) + ", not a " +
-                     kind;
+        difference = collectiveKindName(other.kind()) + " vs " + kind;
       else if (!std::equal(other.group().begin(), other.group().end(),
                            c.group().begin(), c.group().end()))
-        difference = "has group " + rankList(other.group()) + ", not " +
-                     rankList(c.group());
+        difference =
+            "group " + rankList(other.group()) + " vs " + rankList(c.group());
       else if ((c.kind() == plan::Collective::ALL_GATHER ||
                 c.kind() == plan::Collective::REDUCE_SCATTER ||
                 c.kind() == plan::Collective::ALL_TO_ALL) &&
                other.axis() != c.axis())
-        difference = "has axis " + std::to_string(other.axis()) + ", not " +
+        difference = "axis " + std::to_string(other.axis()) + " vs " +
                      std::to_string(c.axis());
       else if (c.kind() == plan::Collective::ALL_TO_ALL &&
                other.concat_axis() != c.concat_axis())
-        difference = "has concat_axis " + std::to_string(other.concat_axis()) +
-                     ", not " + std::to_string(c.concat_axis());
+        difference = "concat_axis " + std::to_string(other.concat_axis()) +
+                     " vs " + std::to_string(c.concat_axis());
       else if (describeIn(members[i]) != describeIn(members[0]) ||
                describeOut(members[i]) != describeOut(members[0]))
-        difference = "maps " + describeIn(members[i]) + " to " +
-                     describeOut(members[i]) + ", not " +
-                     describeIn(members[0]) + " to " + describeOut(members[0]);
+        difference = describeIn(members[i]) + " -> " + describeOut(members[i]) +
+                     " vs " + describeIn(members[0]) + " -> " +
+                     describeOut(members[0]);
       if (!difference.empty()) {
         problems.add(label, ": ", PlanGraph::describe(task), " on rank ",
-                     task.rank(), " ", difference, " as ",
-                     PlanGraph::describe(first), " on rank ", first.rank());
+                     task.rank(), " disagrees with ",
+                     PlanGraph::describe(first), " on rank ", first.rank(),
+                     ": ", difference);
         ok = false;
       }
     }
@@ -360,8 +358,8 @@ void checkDeadlockFreedom(const PlanGraph &graph,
   std::map<std::pair<int, std::string>, int> lastOnThread;
   for (int t = 0; t < numTasks; ++t) {
     const plan::Task &task = plan.tasks(t);
-    auto [it, inserted] = lastOnThread.emplace(
-        std::make_pair(task.rank(), task.stream()), t);
+    auto [it, inserted] =
+        lastOnThread.emplace(std::make_pair(task.rank(), task.stream()), t);
     if (!inserted) {
       edge(it->second, t);
       it->second = t;
@@ -427,8 +425,9 @@ void checkDeadlockFreedom(const PlanGraph &graph,
   // path[position[n]] == n; each later entry is what the previous waits for.
   std::string cycle = describeNode(n);
   for (size_t i = size_t(position[n]) + 1; i < path.size(); ++i)
-    cycle += (i == size_t(position[n]) + 1 ? " waits for " : ", which waits for ") +
-             describeNode(path[i]);
+    cycle +=
+        (i == size_t(position[n]) + 1 ? " waits for " : ", which waits for ") +
+        describeNode(path[i]);
   cycle += ", which waits for " + describeNode(n);
   problems.add("the schedule deadlocks: ", cycle,
                " (collectives block until every member arrives; each "
@@ -647,8 +646,7 @@ Expected<PlanGraph> PlanGraph::build(const plan::Plan &plan) {
           if (!perRank) {
             if (regst != it->second->regst())
               problems.add(describe(task), ": ", what, " '", task.io_name(),
-                           "' is regst ", it->second->regst(), ", not ",
-                           regst);
+                           "' is regst ", it->second->regst(), ", not ", regst);
             continue;
           }
           if (!namedRanks.insert({task.io_name(), task.rank()}).second)
@@ -657,8 +655,8 @@ Expected<PlanGraph> PlanGraph::build(const plan::Plan &plan) {
           if (regst == it->second->regst())
             specRegstFed.insert(task.io_name());
           int r = graph.regstIndex(regst);
-          if (r >= 0 && !sameDesc(it->second->desc(),
-                                  graph.regstNodes[r].regst->desc()))
+          if (r >= 0 &&
+              !sameDesc(it->second->desc(), graph.regstNodes[r].regst->desc()))
             problems.add(describe(task), ": ", what, " '", task.io_name(),
                          "' is ", describeTensor(it->second->desc()),
                          " but its ", describe(*graph.regstNodes[r].regst),

@@ -39,10 +39,9 @@ int launchRanks(int ranks, int argc, char **argv) {
   const char *override = std::getenv("ONEFLOW_MPIRUN");
   std::string mpirun = override && *override ? override : "mpirun";
 
-  std::vector<std::string> args = {mpirun,         "-q",
-                                   "-n",           std::to_string(ranks),
-                                   "--oversubscribe", "--bind-to",
-                                   "none"};
+  std::vector<std::string> args = {
+      mpirun,      "-q",  "-n", std::to_string(ranks), "--oversubscribe",
+      "--bind-to", "none"};
   if (geteuid() == 0)
     args.push_back("--allow-run-as-root");
   args.push_back(self);
@@ -54,6 +53,10 @@ int launchRanks(int ranks, int argc, char **argv) {
   cargs.push_back(nullptr);
 
   setenv(kLaunchedVariable, "1", 1);
+  // When a rank fails, mpirun ends the others with SIGTERM and waits a
+  // second before SIGKILL; ranks need no grace period (outputs are written
+  // atomically, after success only): end a failed job at once.
+  setenv("OMPI_MCA_odls_base_sigkill_timeout", "0", /*overwrite=*/0);
   std::cout.flush();
   std::cerr.flush();
   pid_t pid = 0;

@@ -13,7 +13,8 @@ constexpr const char *kLaunchedVariable = "ONEFLOW_RUN_LAUNCHED";
 /// Runs this program again as `ranks` local ranks with the same arguments:
 ///   mpirun -q -n RANKS --oversubscribe --bind-to none [--allow-run-as-root]
 ///          /proc/self/exe ARGS...
-/// (mpirun from PATH, or $ONEFLOW_MPIRUN). Waits for it and returns the exit
+/// (mpirun from PATH, or $ONEFLOW_MPIRUN; a failed job is ended without
+/// mpirun's one-second grace period). Waits for it and returns the exit
 /// status for oneflow-run: 0 when every rank succeeded, 1 otherwise (the
 /// ranks printed their errors; a rank that died without one is reported
 /// here).

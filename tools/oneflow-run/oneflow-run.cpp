@@ -26,6 +26,7 @@
 #include <filesystem>
 #include <iostream>
 #include <map>
+#include <optional>
 #include <set>
 
 using namespace oneflow;
@@ -187,9 +188,12 @@ Status runTool(const run::Options &options, const Context &context) {
       std::cerr << "step " << step + 1 << "/" << options.steps << ": "
                 << formatMs(seconds) << "\n";
     };
-  OutputCollector outputs(plan, options.steps, /*everyStep=*/false);
-  Status status =
-      executor.run(run, feedTensors({inputs.take()}), outputs.sink());
+  // OUTPUT tasks run on rank 0: only it keeps outputs.
+  std::optional<OutputCollector> outputs;
+  if (context.isRoot())
+    outputs.emplace(plan, options.steps, /*everyStep=*/false);
+  Status status = executor.run(run, feedTensors({inputs.take()}),
+                               outputs ? outputs->sink() : OutputSink());
   if (!status.ok())
     return status;
 
@@ -203,9 +207,8 @@ Status runTool(const run::Options &options, const Context &context) {
                 << (stats.stepSeconds.size() == 1 ? "" : "s") << " in "
                 << formatMs(stats.totalSeconds) << ": "
                 << formatMs(stats.totalSeconds / stats.stepSeconds.size())
-                << "/step (min " << formatMs(*min) << ", max "
-                << formatMs(*max) << "), " << stats.firings
-                << " actor firings\n";
+                << "/step (min " << formatMs(*min) << ", max " << formatMs(*max)
+                << "), " << stats.firings << " actor firings\n";
       const MemoryPlan &memory = executor.memoryPlan();
       int64_t persistent = 0;
       for (int64_t bytes : memory.persistentBytes)
@@ -233,7 +236,7 @@ Status runTool(const run::Options &options, const Context &context) {
       for (const plan::IOSpec &spec : plan.outputs()) {
         std::string path =
             options.outputDir + "/" + sanitizeFileName(spec.name()) + ".npy";
-        written = writeNpyFile(path, widenBF16(outputs.output(spec.name())));
+        written = writeNpyFile(path, widenBF16(outputs->output(spec.name())));
         if (!written.ok())
           break;
       }
@@ -298,8 +301,14 @@ int main(int argc, char **argv) {
                        " rank", planned == 1 ? "" : "s"));
     } else if (planned > 1) {
       // A multi-rank plan: start its ranks (this program again) under
-      // mpirun; each finds itself launched by MPI and runs its rank.
-      code = run::launchRanks(planned, argc, argv);
+      // mpirun; each finds itself launched by MPI and runs its rank. An
+      // invalid plan is reported here, without starting anything.
+      Expected<plan::Plan> plan = readPlanFile(options->planDir + "/plan.pb");
+      Expected<PlanGraph> graph = PlanGraph::build(*plan);
+      if (!graph.ok())
+        report(graph.error());
+      else
+        code = run::launchRanks(planned, argc, argv);
     } else {
       Status status = runTool(*options, context);
       if (status.ok())

@@ -8,8 +8,11 @@
 #include <atomic>
 #include <chrono>
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
+#include <stdexcept>
 #include <thread>
+#include <unistd.h>
 
 #define TEST_KERNEL extern "C" __attribute__((visibility("default")))
 
@@ -61,6 +64,27 @@ TEST_KERNEL void test_slow_record(void **args) {
 TEST_KERNEL void test_slow_copy_f32(void **args) {
   std::this_thread::sleep_for(std::chrono::milliseconds(1));
   test_copy_f32(args);
+}
+
+// Multi-rank tests.
+
+// out (i32[2]) = OMP_NUM_THREADS, OPENBLAS_NUM_THREADS as this process sees
+// them (-1 when unset): the thread budget of its rank.
+TEST_KERNEL void test_thread_env(void **args) {
+  int32_t *out = static_cast<int32_t *>(args[0]);
+  const char *names[2] = {"OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS"};
+  for (int i = 0; i < 2; ++i) {
+    const char *value = std::getenv(names[i]);
+    out[i] = value ? int32_t(std::atoi(value)) : -1;
+  }
+}
+
+// A rank that dies in the middle of a run (exit status 3).
+TEST_KERNEL void test_exit_3(void **) { _exit(3); }
+
+// A kernel that fails: throws (the runtime catches it on its thread).
+TEST_KERNEL void test_throw(void **) {
+  throw std::runtime_error("test_throw failed");
 }
 
 // Nothing: measures the runtime alone.

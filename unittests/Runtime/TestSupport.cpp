@@ -95,6 +95,42 @@ int64_t PlanBuilder::output(const std::string &name, int64_t regst,
   return task->id();
 }
 
+int64_t PlanBuilder::collective(const std::string &name,
+                                plan::Collective::Kind kind, int rank,
+                                std::vector<int64_t> ins,
+                                std::vector<int64_t> outs,
+                                std::vector<int> group, int64_t tag, int axis,
+                                int concatAxis, int peer) {
+  plan::Task *task = plan.add_tasks();
+  task->set_id(plan.tasks_size() - 1);
+  task->set_kind(plan::COLLECTIVE);
+  task->set_name(name);
+  task->set_stream("comm");
+  for (int64_t in : ins)
+    task->add_in_regsts(in);
+  for (int64_t out : outs)
+    task->add_out_regsts(out);
+  plan::Collective *c = task->mutable_collective();
+  c->set_kind(kind);
+  for (int member : group)
+    c->add_group(member);
+  c->set_tag(tag);
+  c->set_axis(axis);
+  c->set_concat_axis(concatAxis);
+  c->set_peer(peer);
+  onRank(task->id(), rank);
+  return task->id();
+}
+
+void PlanBuilder::onRank(int64_t taskId, int rank) {
+  plan::Task &task = taskById(taskId);
+  task.set_rank(rank);
+  for (int64_t id : task.in_regsts())
+    regstById(id).set_rank(rank);
+  for (int64_t id : task.out_regsts())
+    regstById(id).set_rank(rank);
+}
+
 plan::Regst &PlanBuilder::regstById(int64_t id) {
   for (plan::Regst &regst : *plan.mutable_regsts())
     if (regst.id() == id)

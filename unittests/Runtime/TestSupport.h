@@ -44,6 +44,17 @@ public:
   int64_t output(const std::string &name, int64_t regst,
                  const std::string &stream = "io");
 
+  /// A COLLECTIVE task on `rank` (stream "comm"); `ins`/`outs` as the kind
+  /// needs (none for RECV's input and SEND's output). Also moves the regsts
+  /// it touches to `rank`.
+  int64_t collective(const std::string &name, plan::Collective::Kind kind,
+                     int rank, std::vector<int64_t> ins,
+                     std::vector<int64_t> outs, std::vector<int> group,
+                     int64_t tag, int axis = 0, int concatAxis = 0,
+                     int peer = 0);
+  /// Moves a task and the regsts it touches to `rank`.
+  void onRank(int64_t task, int rank);
+
   plan::Regst &regstById(int64_t id);
   plan::Task &taskById(int64_t id);
 

@@ -1,4 +1,5 @@
-//===- Collectives.h - What a COLLECTIVE task moves, byte by byte -*- C++ -*-===//
+//===- Collectives.h - What a COLLECTIVE task moves, byte by byte -*- C++
+//-*-===//
 //
 // The shape rules of the plan's collectives and the packing that turns a
 // gather, scatter or all-to-all along any axis into MPI's rank-major blocks.
