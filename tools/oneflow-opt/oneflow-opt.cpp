@@ -190,7 +190,10 @@ static int compileToPlan(llvm::StringRef input, llvm::StringRef outputDir,
   // With --mesh: distribute, then one local program per rank.
   if (failed(addDistributionPasses(pm)))
     return 1;
-  if (!meshOption.empty())
+  // A graph placed by hand (sbp.placement on @main) is localized too.
+  auto graph = module->lookupSymbol<func::FuncOp>("main");
+  if (!meshOption.empty() ||
+      (graph && graph->hasAttr(sbp::SBPDialect::kPlacementAttrName)))
     pm.addPass(oneflow::createSbpLocalize());
   if (failed(pm.run(*module)))
     return 1;
