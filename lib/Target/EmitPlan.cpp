@@ -30,9 +30,9 @@ static void copyPersistentOutputs(ModuleOp module, func::FuncOp graph) {
       continue;
     Type type = operand.get().getType();
     builder.setInsertionPoint(graph);
-    auto copy = func::FuncOp::create(builder, producer->getLoc(),
-                                     "kernel_copy_output",
-                                     builder.getFunctionType({type}, {type}));
+    auto copy =
+        func::FuncOp::create(builder, producer->getLoc(), "kernel_copy_output",
+                             builder.getFunctionType({type}, {type}));
     copy.setPrivate();
     copy->setAttr(kKernelAttrName, builder.getUnitAttr());
     symbols.insert(copy);
@@ -40,8 +40,8 @@ static void copyPersistentOutputs(ModuleOp module, func::FuncOp graph) {
     builder.setInsertionPointToStart(body);
     func::ReturnOp::create(builder, producer->getLoc(), body->getArgument(0));
     builder.setInsertionPoint(ret);
-    auto call = func::CallOp::create(builder, producer->getLoc(), copy,
-                                     operand.get());
+    auto call =
+        func::CallOp::create(builder, producer->getLoc(), copy, operand.get());
     operand.set(call.getResult(0));
   }
 }
@@ -72,8 +72,8 @@ static LogicalResult writeAtomically(Location loc, StringRef path,
 static FailureOr<SmallVector<RankGraph>> rankGraphsOf(ModuleOp module,
                                                       int64_t &numRanks) {
   SmallVector<RankGraph> graphs;
-  auto count = module->getAttrOfType<IntegerAttr>(
-      sbp::SBPDialect::kNumRanksAttrName);
+  auto count =
+      module->getAttrOfType<IntegerAttr>(sbp::SBPDialect::kNumRanksAttrName);
   if (!count) {
     numRanks = 1;
     auto graph = module.lookupSymbol<func::FuncOp>("main");
@@ -122,8 +122,7 @@ LogicalResult mlir::oneflow::emitPlan(ModuleOp module,
   if (failed(built))
     return failure();
 
-  if (std::error_code ec =
-          llvm::sys::fs::create_directories(options.outputDir))
+  if (std::error_code ec = llvm::sys::fs::create_directories(options.outputDir))
     return emitError(loc) << "cannot create " << options.outputDir << ": "
                           << ec.message();
   auto pathOf = [&](StringRef name) {

@@ -37,10 +37,9 @@ static FailureOr<pb::DataType> dataTypeOf(Type type) {
 }
 
 static int64_t bytesOf(RankedTensorType type) {
-  int64_t element =
-      type.getElementType().isInteger(1)
-          ? 1
-          : type.getElementType().getIntOrFloatBitWidth() / 8;
+  int64_t element = type.getElementType().isInteger(1)
+                        ? 1
+                        : type.getElementType().getIntOrFloatBitWidth() / 8;
   return type.getNumElements() * element;
 }
 
@@ -67,7 +66,7 @@ static FailureOr<pb::Collective::Kind> collectiveKindOf(StringRef kind) {
 }
 
 FailureOr<BuiltPlan> mlir::oneflow::buildPlan(ArrayRef<RankGraph> graphs,
-                                             int64_t numRanks) {
+                                              int64_t numRanks) {
   BuiltPlan built;
   pb::Plan &plan = built.plan;
   plan.set_version(1);
@@ -112,12 +111,13 @@ FailureOr<BuiltPlan> mlir::oneflow::buildPlan(ArrayRef<RankGraph> graphs,
       (*regst)->set_weights_offset(it->second);
       return success();
     }
-    built.weights.resize(llvm::alignTo(built.weights.size(), kWeightsAlignment));
+    built.weights.resize(
+        llvm::alignTo(built.weights.size(), kWeightsAlignment));
     (*regst)->set_weights_offset(built.weights.size());
     weightsOffsetOf[data] = built.weights.size();
     if (failed(appendElementBytes(data, built.weights)))
-      return emitError(value.getLoc()) << "cannot read the data of '" << name
-                                       << "'";
+      return emitError(value.getLoc())
+             << "cannot read the data of '" << name << "'";
     return success();
   };
   auto ioName = [&](DictionaryAttr attrs, StringRef fallback) {
@@ -168,20 +168,21 @@ FailureOr<BuiltPlan> mlir::oneflow::buildPlan(ArrayRef<RankGraph> graphs,
               })
               .Case([&](ConstantOp constant) {
                 return persistent(constant.getOutput(), constant.getValue(),
-                                  "constant " + std::to_string(
-                                                    plan.regsts_size()));
+                                  "constant " +
+                                      std::to_string(plan.regsts_size()));
               })
               .Case([&](func::CallOp call) -> LogicalResult {
                 std::string where = nameOf(call.getLoc());
-                pb::Task *task = newTask(
-                    pb::KERNEL,
-                    call.getCallee().str() +
-                        (where.empty() ? "" : " (" + where + ")"),
-                    "compute");
+                pb::Task *task =
+                    newTask(pb::KERNEL,
+                            call.getCallee().str() +
+                                (where.empty() ? "" : " (" + where + ")"),
+                            "compute");
                 task->set_kernel_symbol(call.getCallee().str());
                 for (Value operand : call.getOperands())
                   task->add_in_regsts(regstOf.at(operand));
-                for (auto [index, result] : llvm::enumerate(call.getResults())) {
+                for (auto [index, result] :
+                     llvm::enumerate(call.getResults())) {
                   FailureOr<pb::Regst *> regst = newRegst(
                       result, task->name() + "#" + std::to_string(index));
                   if (failed(regst))
@@ -196,11 +197,11 @@ FailureOr<BuiltPlan> mlir::oneflow::buildPlan(ArrayRef<RankGraph> graphs,
                 if (failed(kind))
                   return collective.emitOpError() << "has no plan form";
                 std::string where = nameOf(collective.getLoc());
-                pb::Task *task = newTask(
-                    pb::COLLECTIVE,
-                    collective.getKind().str() +
-                        (where.empty() ? "" : " (" + where + ")"),
-                    "comm");
+                pb::Task *task =
+                    newTask(pb::COLLECTIVE,
+                            collective.getKind().str() +
+                                (where.empty() ? "" : " (" + where + ")"),
+                            "comm");
                 pb::Collective *spec = task->mutable_collective();
                 spec->set_kind(*kind);
                 for (int64_t member : collective.getGroup())
@@ -220,16 +221,17 @@ FailureOr<BuiltPlan> mlir::oneflow::buildPlan(ArrayRef<RankGraph> graphs,
                 // Outputs are whole values, written by rank 0 alone.
                 if (rank != graphs.front().rank)
                   return success();
-                for (auto [index, operand] : llvm::enumerate(ret.getOperands())) {
-                  std::string name =
-                      ioName(graph.getResultAttrDict(index),
-                             "output" + std::to_string(index));
+                for (auto [index, operand] :
+                     llvm::enumerate(ret.getOperands())) {
+                  std::string name = ioName(graph.getResultAttrDict(index),
+                                            "output" + std::to_string(index));
                   pb::Task *task = newTask(pb::OUTPUT, "output " + name, "io");
                   task->set_io_name(name);
                   task->add_in_regsts(regstOf.at(operand));
                   pb::IOSpec *spec = plan.add_outputs();
                   spec->set_name(name);
-                  *spec->mutable_desc() = plan.regsts(regstOf.at(operand)).desc();
+                  *spec->mutable_desc() =
+                      plan.regsts(regstOf.at(operand)).desc();
                   spec->set_regst(regstOf.at(operand));
                 }
                 return success();
@@ -242,7 +244,7 @@ FailureOr<BuiltPlan> mlir::oneflow::buildPlan(ArrayRef<RankGraph> graphs,
       if (failed(result))
         return failure();
     }
-        return success();
+    return success();
   };
 
   for (const RankGraph &rankGraph : graphs) {

@@ -220,8 +220,8 @@ FailureOr<Value> RankLocalizer::convertAxis(Location loc, Value value,
   } else if (target.isBroadcast()) {
     result = collective(loc, "all_reduce", value, *toType, 0, axis);
   } else {
-    result = collective(loc, "reduce_scatter", value, *toType, target.axis,
-                        axis);
+    result =
+        collective(loc, "reduce_scatter", value, *toType, target.axis, axis);
   }
   current = next;
   return result;
@@ -234,13 +234,15 @@ FailureOr<Value> RankLocalizer::convert(Location loc, Value value, Type global,
   for (int64_t axis = meshShape.size() - 1; axis >= 0; --axis) {
     if (to[axis].isSplit())
       continue;
-    FailureOr<Value> next = convertAxis(loc, value, global, from, axis, to[axis]);
+    FailureOr<Value> next =
+        convertAxis(loc, value, global, from, axis, to[axis]);
     if (failed(next))
       return failure();
     value = *next;
   }
   for (int64_t axis = 0; axis < (int64_t)meshShape.size(); ++axis) {
-    FailureOr<Value> next = convertAxis(loc, value, global, from, axis, to[axis]);
+    FailureOr<Value> next =
+        convertAxis(loc, value, global, from, axis, to[axis]);
     if (failed(next))
       return failure();
     value = *next;
@@ -258,8 +260,8 @@ NdSbp RankLocalizer::producedSbp(Value value) const {
   Operation *op = value.getDefiningOp();
   if (auto boxing = dyn_cast<sbp::BoxingOp>(op))
     return boxing.getTo().getValues();
-  auto sig =
-      op->getAttrOfType<sbp::SignatureAttr>(sbp::SBPDialect::kSignatureAttrName);
+  auto sig = op->getAttrOfType<sbp::SignatureAttr>(
+      sbp::SBPDialect::kSignatureAttrName);
   if (!sig)
     return broadcastNd(meshRank);
   return sig.getOutputs()[cast<OpResult>(value).getResultNumber()].getValues();
@@ -301,13 +303,12 @@ LogicalResult RankLocalizer::localizeSplitGather(GatherOp gather,
     auto type = RankedTensorType::get({}, indexElement);
     return ConstantOp::create(
         builder, loc, type,
-        DenseElementsAttr::get(type, builder.getIntegerAttr(indexElement,
-                                                            value)));
+        DenseElementsAttr::get(type,
+                               builder.getIntegerAttr(indexElement, value)));
   };
   Value negative = LessOp::create(builder, loc, indices, scalar(0));
   Value wrapped = AddOp::create(builder, loc, indices, scalar(globalRows));
-  Value normalized =
-      WhereOp::create(builder, loc, negative, wrapped, indices);
+  Value normalized = WhereOp::create(builder, loc, negative, wrapped, indices);
   Value local = SubOp::create(builder, loc, normalized, scalar(offset));
   Value valid = AndOp::create(
       builder, loc, GreaterOp::create(builder, loc, local, scalar(-1)),
@@ -339,10 +340,9 @@ LogicalResult RankLocalizer::localizeOp(Operation &op) {
     return diag;
   };
   if (auto boxing = dyn_cast<sbp::BoxingOp>(op)) {
-    FailureOr<Value> local =
-        convert(loc, mapping.lookup(boxing.getInput()),
-                boxing.getInput().getType(), boxing.getFrom().getValues(),
-                boxing.getTo().getValues());
+    FailureOr<Value> local = convert(
+        loc, mapping.lookup(boxing.getInput()), boxing.getInput().getType(),
+        boxing.getFrom().getValues(), boxing.getTo().getValues());
     if (failed(local))
       return failure();
     mapping.map(boxing.getOutput(), *local);
@@ -452,8 +452,8 @@ LogicalResult RankLocalizer::localizeOp(Operation &op) {
       auto scale = ConstantOp::create(
           builder, loc, scaleType,
           DenseElementsAttr::get(
-              scaleType, builder.getFloatAttr(elementType,
-                                              double(localCount) / globalCount)));
+              scaleType, builder.getFloatAttr(elementType, double(localCount) /
+                                                               globalCount)));
       Value scaled = MulOp::create(builder, loc, mean.getY().getType(),
                                    mean.getY(), scale);
       mapping.map(op.getResult(0), scaled);
@@ -479,8 +479,8 @@ FailureOr<func::FuncOp> RankLocalizer::run() {
   for (unsigned i = 0; i < local.getNumArguments(); ++i)
     local.removeArgAttr(i, sbp::SBPDialect::kNdSbpAttrName);
   for (unsigned i = 0; i < local.getNumResults(); ++i)
-    local.removeResultAttr(i, builder.getStringAttr(
-                                  sbp::SBPDialect::kNdSbpAttrName));
+    local.removeResultAttr(
+        i, builder.getStringAttr(sbp::SBPDialect::kNdSbpAttrName));
   Block *body = local.addEntryBlock();
   builder.setInsertionPointToStart(body);
 
@@ -522,10 +522,10 @@ struct SbpLocalizePass
         return signalPassFailure();
       symbols.insert(*local);
     }
-    module->setAttr(sbp::SBPDialect::kNumRanksAttrName,
-                    IntegerAttr::get(IntegerType::get(module.getContext(), 64),
-                                     llvm::max_element(mesh.getRankList())[0] +
-                                         1));
+    module->setAttr(
+        sbp::SBPDialect::kNumRanksAttrName,
+        IntegerAttr::get(IntegerType::get(module.getContext(), 64),
+                         llvm::max_element(mesh.getRankList())[0] + 1));
     graph.erase();
   }
 };

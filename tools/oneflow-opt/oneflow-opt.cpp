@@ -7,9 +7,9 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "oneflow/Conversion/Passes.h"
 #include "oneflow/Dialect/OneFlow/OneFlowDialect.h"
 #include "oneflow/Dialect/SBP/SBPDialect.h"
-#include "oneflow/Conversion/Passes.h"
 #include "oneflow/Import/ONNX/ONNXImporter.h"
 #include "oneflow/Target/EmitPlan.h"
 #include "oneflow/Transforms/Passes.h"
@@ -24,9 +24,9 @@
 #include "mlir/InitAllPasses.h"
 #include "mlir/Parser/Parser.h"
 #include "mlir/Pass/PassManager.h"
-#include "mlir/Transforms/Passes.h"
 #include "mlir/Support/FileUtilities.h"
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
+#include "mlir/Transforms/Passes.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/SourceMgr.h"
@@ -99,8 +99,8 @@ static LogicalResult addDistributionPasses(PassManager &pm) {
     return failure();
   }
   if (deviceOption != "cpu" && deviceOption != "cuda") {
-    llvm::errs() << "error: --device must be cpu or cuda, got '"
-                 << deviceOption << "'\n";
+    llvm::errs() << "error: --device must be cpu or cuda, got '" << deviceOption
+                 << "'\n";
     return failure();
   }
   oneflow::SbpApplyStrategyOptions options;

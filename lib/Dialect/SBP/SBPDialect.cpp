@@ -2,8 +2,8 @@
 
 #include "oneflow/Dialect/SBP/SBPDialect.h"
 
-#include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/DialectImplementation.h"
 #include "mlir/Interfaces/FunctionInterfaces.h"
@@ -90,8 +90,8 @@ FailureOr<NdSbpAttr> mlir::sbp::parseNdSbpBody(AsmParser &parser) {
   } else if (parseEntry()) {
     return failure();
   }
-  return NdSbpAttr::getChecked(
-      [&]() { return parser.emitError(loc); }, parser.getContext(), entries);
+  return NdSbpAttr::getChecked([&]() { return parser.emitError(loc); },
+                               parser.getContext(), entries);
 }
 
 void mlir::sbp::printNdSbpBody(AsmPrinter &printer, NdSbpAttr attr,
@@ -237,19 +237,20 @@ static FailureOr<MeshOp> getPlacementMesh(Operation *op) {
                              << "' must be a symbol reference to an sbp.mesh";
   MeshOp mesh = lookupMesh(op, symbol);
   if (!mesh)
-    return op->emitOpError() << "'" << SBPDialect::kPlacementAttrName
-                             << "' names " << symbol
-                             << ", which is not an sbp.mesh";
+    return op->emitOpError()
+           << "'" << SBPDialect::kPlacementAttrName << "' names " << symbol
+           << ", which is not an sbp.mesh";
   return mesh;
 }
 
 /// Checks an nd-SBP against the type it describes and the mesh it lives on.
-static LogicalResult verifyNdSbpFor(function_ref<InFlightDiagnostic()> emitError,
-                                    NdSbpAttr nd, Type type, MeshOp mesh) {
+static LogicalResult
+verifyNdSbpFor(function_ref<InFlightDiagnostic()> emitError, NdSbpAttr nd,
+               Type type, MeshOp mesh) {
   if (mesh && (int64_t)nd.size() != (int64_t)mesh.getShape().size())
-    return emitError() << "nd-SBP has " << nd.size()
-                       << " entries but mesh @" << mesh.getSymName()
-                       << " has " << mesh.getShape().size() << " axes";
+    return emitError() << "nd-SBP has " << nd.size() << " entries but mesh @"
+                       << mesh.getSymName() << " has " << mesh.getShape().size()
+                       << " axes";
   auto shaped = dyn_cast<ShapedType>(type);
   if (shaped && shaped.hasRank())
     return nd.verifyForRank(emitError, shaped.getRank());
@@ -293,13 +294,13 @@ LogicalResult SBPDialect::verifyOperationAttribute(Operation *op,
     return success();
   }
   if (name == kNdSbpAttrName)
-    return op->emitOpError() << "'" << name
-                             << "' belongs on function arguments and results";
+    return op->emitOpError()
+           << "'" << name << "' belongs on function arguments and results";
   if (name == kNumRanksAttrName) {
     auto count = dyn_cast<IntegerAttr>(attr.getValue());
     if (!isa<ModuleOp>(op) || !count || count.getInt() < 1)
-      return op->emitOpError() << "'" << name
-                               << "' must be a positive integer on a module";
+      return op->emitOpError()
+             << "'" << name << "' must be a positive integer on a module";
     return success();
   }
   return op->emitOpError() << "unknown sbp attribute '" << name << "'";
@@ -310,9 +311,9 @@ static LogicalResult verifyValueAttr(Operation *op, NamedAttribute attr,
                                      Type type, StringRef what,
                                      unsigned index) {
   if (attr.getName().getValue() != SBPDialect::kNdSbpAttrName)
-    return op->emitOpError() << "unknown sbp attribute '"
-                             << attr.getName().getValue() << "' on " << what
-                             << " #" << index;
+    return op->emitOpError()
+           << "unknown sbp attribute '" << attr.getName().getValue() << "' on "
+           << what << " #" << index;
   auto nd = dyn_cast<NdSbpAttr>(attr.getValue());
   if (!nd)
     return op->emitOpError() << "'" << attr.getName().getValue() << "' of "
@@ -321,8 +322,9 @@ static LogicalResult verifyValueAttr(Operation *op, NamedAttribute attr,
   if (failed(mesh))
     return failure();
   return verifyNdSbpFor(
-      [&]() { return op->emitOpError() << "SBP of " << what << " #" << index
-                                       << ": "; },
+      [&]() {
+        return op->emitOpError() << "SBP of " << what << " #" << index << ": ";
+      },
       nd, type, *mesh);
 }
 
@@ -331,8 +333,8 @@ LogicalResult SBPDialect::verifyRegionArgAttribute(Operation *op,
                                                    unsigned argIndex,
                                                    NamedAttribute attr) {
   Region &region = op->getRegion(regionIndex);
-  Type type = region.empty() ? Type()
-                             : region.front().getArgument(argIndex).getType();
+  Type type =
+      region.empty() ? Type() : region.front().getArgument(argIndex).getType();
   if (auto func = dyn_cast<FunctionOpInterface>(op))
     type = func.getArgumentTypes()[argIndex];
   return verifyValueAttr(op, attr, type, "argument", argIndex);

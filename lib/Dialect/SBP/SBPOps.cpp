@@ -49,8 +49,7 @@ SmallVector<int64_t> MeshOp::getRankList() {
 LogicalResult MeshOp::verify() {
   ArrayRef<int64_t> shape = getShape();
   if (shape.empty() || shape.size() > 3)
-    return emitOpError() << "mesh must have 1 to 3 axes, got "
-                         << shape.size();
+    return emitOpError() << "mesh must have 1 to 3 axes, got " << shape.size();
   for (int64_t dim : shape)
     if (dim <= 0)
       return emitOpError() << "mesh axis sizes must be positive, got " << dim;
@@ -59,8 +58,8 @@ LogicalResult MeshOp::verify() {
                          << getDevice() << "\"";
   if (std::optional<ArrayRef<int64_t>> ranks = getRanks()) {
     if ((int64_t)ranks->size() != getNumDevices())
-      return emitOpError() << "mesh of " << getNumDevices()
-                           << " devices lists " << ranks->size() << " ranks";
+      return emitOpError() << "mesh of " << getNumDevices() << " devices lists "
+                           << ranks->size() << " ranks";
     llvm::DenseSet<int64_t> seen;
     for (int64_t rank : *ranks) {
       if (rank < 0)
@@ -79,8 +78,7 @@ LogicalResult MeshOp::verify() {
 LogicalResult BoxingOp::verify() {
   if (getFrom().size() != getTo().size())
     return emitOpError() << "source and target nd-SBP lengths differ ("
-                         << getFrom().size() << " vs " << getTo().size()
-                         << ")";
+                         << getFrom().size() << " vs " << getTo().size() << ")";
   int64_t rank = getInput().getType().getRank();
   auto emitFrom = [&]() { return emitOpError() << "source SBP: "; };
   auto emitTo = [&]() { return emitOpError() << "target SBP: "; };
@@ -90,10 +88,8 @@ LogicalResult BoxingOp::verify() {
   return success();
 }
 
-LogicalResult
-BoxingOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
-  auto mesh =
-      symbolTable.lookupNearestSymbolFrom<MeshOp>(*this, getMeshAttr());
+LogicalResult BoxingOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
+  auto mesh = symbolTable.lookupNearestSymbolFrom<MeshOp>(*this, getMeshAttr());
   if (!mesh)
     return emitOpError() << "'@" << getMesh() << "' does not name an sbp.mesh";
   if ((int64_t)getFrom().size() != (int64_t)mesh.getShape().size())
@@ -137,7 +133,8 @@ LogicalResult CollectiveOp::verify() {
   // The expected output shape for the kind.
   SmallVector<int64_t> expected(input.getShape());
   StringRef kind = getKind();
-  if (kind == "all_gather" || kind == "reduce_scatter" || kind == "all_to_all") {
+  if (kind == "all_gather" || kind == "reduce_scatter" ||
+      kind == "all_to_all") {
     if (failed(checkAxis(getAxis(), "axis")))
       return failure();
     int64_t &dim = expected[getAxis()];
