@@ -107,9 +107,14 @@ static LogicalResult addDistributionPasses(PassManager &pm) {
   options.meshShape = shape;
   options.strategy = strategyOption;
   options.device = deviceOption;
+  // Separate Q, K and V projections let tensor parallelism split heads.
+  if (StringRef(strategyOption).contains("tensor"))
+    pm.addPass(oneflow::createSplitFusedProjections());
   pm.addPass(oneflow::createSbpApplyStrategy(options));
   pm.addPass(oneflow::createSbpInfer());
   pm.addPass(oneflow::createSbpInsertBoxing());
+  // One boxing per value and target, however many consumers need it.
+  pm.addPass(createCSEPass());
   if (sbpReport)
     pm.addPass(oneflow::createSbpReport());
   return success();

@@ -115,4 +115,15 @@ def SbpLocalize : Pass<"sbp-localize", "ModuleOp"> {
                            "::mlir::oneflow::OneFlowDialect"];
 }
 
+def SplitFusedProjections : Pass<"oneflow-split-fused-projections", "ModuleOp"> {
+  let summary = "One projection per piece of a split fused projection (QKV)";
+  let description = [{
+    `split(matmul(x, W) + b)` along the last axis, with W and b parameters
+    used only there, becomes one matmul (+ bias) per piece with
+    `<W>.part<i>` / `<b>.part<i>` sliced from the data. Same values; lets
+    the tensor strategy split attention by heads.
+  }];
+  let dependentDialects = ["::mlir::oneflow::OneFlowDialect"];
+}
+
 #endif // ONEFLOW_TRANSFORMS_PASSES_TD

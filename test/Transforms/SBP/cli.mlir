@@ -18,3 +18,12 @@
 // STRATEGY: error: unknown SBP strategy 'pipeline' (expected data or tensor)
 // RUN: not oneflow-opt %S/../../Import/ONNX/Inputs/torch/mlp_opset17.onnx --mesh=2 --device=tpu 2>&1 | FileCheck %s --check-prefix=DEVICE
 // DEVICE: error: --device must be cpu or cuda, got 'tpu'
+
+// Under `tensor`, the fused QKV projection is split per piece and attention
+// runs split by heads: scores are computed per head with no boxing.
+// RUN: oneflow-opt %S/../../Import/ONNX/Inputs/torch/gpt_opset17.onnx --mesh=2 --sbp-strategy=tensor --sbp-report -o /dev/null | FileCheck %s --check-prefix=HEADS
+// HEADS: oneflow.reshape (/blocks.0/attn/Reshape): #sbp.sig<(S<2>) -> (S<2>)>
+// HEADS: oneflow.transpose (/blocks.0/attn/Transpose): #sbp.sig<(S<2>) -> (S<1>)>
+// HEADS: oneflow.batch_matmul (/blocks.0/attn/MatMul): #sbp.sig<(S<1>, S<1>) -> (S<1>)>
+// HEADS-NOT: boxing
+// HEADS: oneflow.batch_matmul (/blocks.0/attn/MatMul_1): #sbp.sig<(S<1>, S<1>) -> (S<1>)>
