@@ -96,6 +96,16 @@ struct SbpInferPass : public oneflow::impl::SbpInferBase<SbpInferPass> {
   }
 
   LogicalResult inferOp(Operation *op) {
+    // A boxing written by the user is a cast: it pins its result's SBP.
+    if (auto boxing = dyn_cast<sbp::BoxingOp>(op)) {
+      NdSbp to = boxing.getTo().getValues();
+      if (!splitsDivide(to, boxing.getType(), meshShape))
+        return op->emitOpError()
+               << "cannot split " << boxing.getType() << " " << ndString(to)
+               << " over the mesh: a split dimension is not divisible";
+      sbpOf[boxing.getOutput()] = to;
+      return success();
+    }
     auto ruleOp = dyn_cast<sbp::SbpRuleOpInterface>(op);
     if (!ruleOp)
       return op->emitOpError() << "has no SBP rule and cannot be distributed";
@@ -104,8 +114,7 @@ struct SbpInferPass : public oneflow::impl::SbpInferBase<SbpInferPass> {
             sbp::SBPDialect::kSignatureAttrName)) {
       chosen = fromAttr(pinned);
       for (auto [index, result] : llvm::enumerate(op->getResults()))
-        if (!splitsDivide(chosen.results[index], result.getType(),
-                          meshShape))
+        if (!splitsDivide(chosen.results[index], result.getType(), meshShape))
           return op->emitOpError()
                  << "result #" << index << " of type " << result.getType()
                  << " cannot be split " << ndString(chosen.results[index])
@@ -156,18 +165,17 @@ struct SbpInferPass : public oneflow::impl::SbpInferBase<SbpInferPass> {
         for (auto [operand, nd] :
              llvm::zip(op->getOperands(), candidate.operands))
           cost += sbp::boxingBytesND(sbpOf.lookup(operand), nd,
-                                     tensorBytes(operand.getType()),
-                                     meshShape);
+                                     tensorBytes(operand.getType()), meshShape);
         // A partial sum must be reduced sooner or later: count it now, so
         // that a free P is not preferred to a cheaper conversion.
-        for (auto [result, nd] : llvm::zip(op->getResults(),
-                                           candidate.results)) {
+        for (auto [result, nd] :
+             llvm::zip(op->getResults(), candidate.results)) {
           NdSbp reduced = nd;
           for (sbp::Sbp &s : reduced)
             if (s.isPartialSum())
               s = sbp::Sbp::broadcast();
-          cost += sbp::boxingBytesND(nd, reduced,
-                                     tensorBytes(result.getType()), meshShape);
+          cost += sbp::boxingBytesND(nd, reduced, tensorBytes(result.getType()),
+                                     meshShape);
         }
         if (cost < bestCost) {
           bestCost = cost;

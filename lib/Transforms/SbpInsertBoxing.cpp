@@ -65,12 +65,18 @@ struct SbpInsertBoxingPass
           convert(operand, broadcastNd(meshRank));
         continue;
       }
+      // A boxing converts from its own source SBP.
+      if (auto boxing = dyn_cast<sbp::BoxingOp>(op)) {
+        convert(boxing->getOpOperand(0), boxing.getFrom().getValues());
+        continue;
+      }
       auto sig = op.getAttrOfType<sbp::SignatureAttr>(
           sbp::SBPDialect::kSignatureAttrName);
-      if (!sig || isa<sbp::BoxingOp>(op))
+      if (!sig)
         continue;
       for (OpOperand &operand : op.getOpOperands())
-        convert(operand, sig.getInputs()[operand.getOperandNumber()].getValues());
+        convert(operand,
+                sig.getInputs()[operand.getOperandNumber()].getValues());
     }
   }
 };

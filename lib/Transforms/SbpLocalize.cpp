@@ -340,6 +340,8 @@ LogicalResult RankLocalizer::localizeOp(Operation &op) {
     return diag;
   };
   if (auto boxing = dyn_cast<sbp::BoxingOp>(op)) {
+    if (failed(mapOperands(op, {NdSbp(boxing.getFrom().getValues())})))
+      return failure();
     FailureOr<Value> local = convert(
         loc, mapping.lookup(boxing.getInput()), boxing.getInput().getType(),
         boxing.getFrom().getValues(), boxing.getTo().getValues());

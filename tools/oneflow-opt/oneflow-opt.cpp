@@ -195,8 +195,15 @@ static int compileToPlan(llvm::StringRef input, llvm::StringRef outputDir,
   // With --mesh: distribute, then one local program per rank.
   if (failed(addDistributionPasses(pm)))
     return 1;
-  // A graph placed by hand (sbp.placement on @main) is localized too.
+  // A graph placed by hand (sbp.placement on @main) is distributed from its
+  // pinned SBPs and casts, then localized too.
   auto graph = module->lookupSymbol<func::FuncOp>("main");
+  if (meshOption.empty() && graph &&
+      graph->hasAttr(sbp::SBPDialect::kPlacementAttrName)) {
+    pm.addPass(oneflow::createSbpInfer());
+    pm.addPass(oneflow::createSbpInsertBoxing());
+    pm.addPass(createCSEPass());
+  }
   if (!meshOption.empty() ||
       (graph && graph->hasAttr(sbp::SBPDialect::kPlacementAttrName)))
     pm.addPass(oneflow::createSbpLocalize());

@@ -70,3 +70,21 @@ func.func @main(%x: tensor<8x6xf32> {sbp.nd = #sbp.nd<[S<0>]>}) -> tensor<6x8xf3
   %0 = oneflow.reshape %x : tensor<8x6xf32> to tensor<6x8xf32>
   return %0 : tensor<6x8xf32>
 }
+
+// -----
+
+// A boxing written by the user is a cast that pins the SBP downstream ops
+// follow; the graph result is boxed back to B.
+
+// CHECK-LABEL: func.func @main
+sbp.mesh @m shape = [2] device = "cpu"
+func.func @main(%x: tensor<4x6xf32>) -> tensor<4x6xf32> attributes {sbp.placement = @m} {
+  %s = sbp.boxing %x from [B] to [S<1>] on @m : tensor<4x6xf32>
+  %e = oneflow.exp %s : tensor<4x6xf32>
+  %n = oneflow.neg %e : tensor<4x6xf32>
+  return %n : tensor<4x6xf32>
+}
+// CHECK: sbp.boxing %{{.*}} from [B] to [S<1>]
+// CHECK: oneflow.exp {{.*}}sbp.sig = #sbp.sig<(S<1>) -> (S<1>)>
+// CHECK: oneflow.neg {{.*}}sbp.sig = #sbp.sig<(S<1>) -> (S<1>)>
+// CHECK: sbp.boxing %{{.*}} from [S<1>] to [B]
