@@ -11,6 +11,7 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/SymbolTable.h"
 #include "mlir/Pass/PassManager.h"
+#include "llvm/ADT/StringMap.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
@@ -44,6 +45,38 @@ static void copyPersistentOutputs(ModuleOp module, func::FuncOp graph) {
         func::CallOp::create(builder, producer->getLoc(), copy, operand.get());
     operand.set(call.getResult(0));
   }
+}
+
+/// Ranks with the same local shapes get the same kernels: each distinct
+/// body is compiled once and every call uses it.
+static void deduplicateKernels(ModuleOp module) {
+  llvm::StringMap<StringAttr> firstWithBody;
+  llvm::DenseMap<StringAttr, StringAttr> replacement;
+  SmallVector<func::FuncOp> duplicates;
+  for (auto kernel : module.getOps<func::FuncOp>()) {
+    if (!kernel->hasAttr(kKernelAttrName))
+      continue;
+    std::string body;
+    llvm::raw_string_ostream os(body);
+    os << kernel.getFunctionType();
+    kernel.getBody().front().walk([&](Operation *op) {
+      op->print(os, OpPrintingFlags().printGenericOpForm().useLocalScope());
+      os << "\n";
+    });
+    auto [it, inserted] =
+        firstWithBody.try_emplace(body, kernel.getSymNameAttr());
+    if (!inserted) {
+      replacement[kernel.getSymNameAttr()] = it->second;
+      duplicates.push_back(kernel);
+    }
+  }
+  module.walk([&](func::CallOp call) {
+    if (auto it = replacement.find(call.getCalleeAttr().getAttr());
+        it != replacement.end())
+      call.setCallee(it->second.getValue());
+  });
+  for (func::FuncOp kernel : duplicates)
+    kernel.erase();
 }
 
 /// Writes `data` to `path` through a temporary file and a rename, so that a
@@ -117,6 +150,9 @@ LogicalResult mlir::oneflow::emitPlan(ModuleOp module,
     }
     copyPersistentOutputs(module, graph);
   }
+
+  if (graphs->size() > 1)
+    deduplicateKernels(module);
 
   FailureOr<BuiltPlan> built = buildPlan(*graphs, numRanks);
   if (failed(built))
