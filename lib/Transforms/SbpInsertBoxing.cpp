@@ -31,24 +31,9 @@ struct SbpInsertBoxingPass
     auto meshRef = FlatSymbolRefAttr::get(mesh.getSymNameAttr());
     MLIRContext *context = module.getContext();
 
-    // The nd-SBP each value is produced with.
-    auto producedSbp = [&](Value value) -> NdSbp {
-      if (auto arg = dyn_cast<BlockArgument>(value))
-        return argumentSbp(graph, arg.getArgNumber(), meshRank);
-      Operation *op = value.getDefiningOp();
-      if (auto boxing = dyn_cast<sbp::BoxingOp>(op))
-        return boxing.getTo().getValues();
-      auto sig = op->getAttrOfType<sbp::SignatureAttr>(
-          sbp::SBPDialect::kSignatureAttrName);
-      if (!sig)
-        return broadcastNd(meshRank);
-      return sig.getOutputs()[cast<OpResult>(value).getResultNumber()]
-          .getValues();
-    };
-
     OpBuilder builder(context);
     auto convert = [&](OpOperand &operand, const NdSbp &wanted) {
-      NdSbp have = producedSbp(operand.get());
+      NdSbp have = producedSbp(graph, operand.get(), meshRank);
       if (have == wanted)
         return;
       builder.setInsertionPoint(operand.getOwner());

@@ -150,7 +150,6 @@ private:
   LogicalResult localizeOp(Operation &op);
   LogicalResult localizeSplitGather(GatherOp gather, ArrayRef<Sbp> dataNd,
                                     RankedTensorType resultType);
-  NdSbp producedSbp(Value value) const;
   /// Maps the operands of `op`, converted to the nd-SBPs it needs.
   LogicalResult mapOperands(Operation &op, ArrayRef<NdSbp> wanted);
 
@@ -253,24 +252,10 @@ FailureOr<Value> RankLocalizer::convert(Location loc, Value value, Type global,
   return value;
 }
 
-NdSbp RankLocalizer::producedSbp(Value value) const {
-  size_t meshRank = meshShape.size();
-  if (auto arg = dyn_cast<BlockArgument>(value))
-    return argumentSbp(graph, arg.getArgNumber(), meshRank);
-  Operation *op = value.getDefiningOp();
-  if (auto boxing = dyn_cast<sbp::BoxingOp>(op))
-    return boxing.getTo().getValues();
-  auto sig = op->getAttrOfType<sbp::SignatureAttr>(
-      sbp::SBPDialect::kSignatureAttrName);
-  if (!sig)
-    return broadcastNd(meshRank);
-  return sig.getOutputs()[cast<OpResult>(value).getResultNumber()].getValues();
-}
-
 LogicalResult RankLocalizer::mapOperands(Operation &op,
                                          ArrayRef<NdSbp> wanted) {
   for (auto [operand, want] : llvm::zip(op.getOperands(), wanted)) {
-    NdSbp have = producedSbp(operand);
+    NdSbp have = producedSbp(graph, operand, meshShape.size());
     if (have == want)
       continue;
     // A boxing sbp-insert-boxing would have made explicit.

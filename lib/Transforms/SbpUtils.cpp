@@ -77,3 +77,17 @@ std::string mlir::oneflow::meshString(ArrayRef<int64_t> shape) {
   os << "]";
   return out;
 }
+
+NdSbp mlir::oneflow::producedSbp(func::FuncOp graph, Value value,
+                                 size_t meshRank) {
+  if (auto arg = dyn_cast<BlockArgument>(value))
+    return argumentSbp(graph, arg.getArgNumber(), meshRank);
+  Operation *op = value.getDefiningOp();
+  if (auto boxing = dyn_cast<sbp::BoxingOp>(op))
+    return boxing.getTo().getValues();
+  auto sig = op->getAttrOfType<sbp::SignatureAttr>(
+      sbp::SBPDialect::kSignatureAttrName);
+  if (!sig)
+    return broadcastNd(meshRank);
+  return sig.getOutputs()[cast<OpResult>(value).getResultNumber()].getValues();
+}

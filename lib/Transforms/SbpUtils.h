@@ -22,6 +22,10 @@ NdSbp broadcastNd(size_t rank);
 /// The pinned nd-SBP of a graph argument (all-B when none).
 NdSbp argumentSbp(func::FuncOp graph, unsigned index, size_t meshRank);
 
+/// The nd-SBP `value` of `graph` is produced with: an argument's pin, a
+/// boxing's target, an op's signature (all-B when none).
+NdSbp producedSbp(func::FuncOp graph, Value value, size_t meshRank);
+
 /// Whether the splits of `nd` divide the dimensions of `type` (two mesh axes
 /// splitting one dimension divide it by their product).
 bool splitsDivide(ArrayRef<sbp::Sbp> nd, Type type,
