@@ -476,3 +476,15 @@ SbpFactorRule TopKOp::getSbpFactorRule() {
   spec.addResult(dims);
   return spec.build();
 }
+
+//===----------------------------------------------------------------------===//
+// Training ops
+//===----------------------------------------------------------------------===//
+
+SbpFactorRule AssignOp::getSbpFactorRule() {
+  // The stored value is laid out as its parameter is; sbp-infer gives the
+  // assign its parameter's signature.
+  RuleSpec spec;
+  spec.addOperand(spec.fresh(typeOf(getValue()).getRank()));
+  return spec.build();
+}

@@ -728,4 +728,6 @@ def OneFlow_MseLossOp : OneFlow_InferredOp<"mse_loss", [
   }];
 }
 
+include "oneflow/Dialect/OneFlow/OneFlowGradOps.td"
+
 #endif // ONEFLOW_DIALECT_ONEFLOW_ONEFLOWOPS_TD
