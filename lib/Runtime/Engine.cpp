@@ -13,9 +13,10 @@ namespace runtime {
 
 Engine::Engine(std::vector<std::unique_ptr<Regst>> regsts,
                std::vector<Actor> actors,
-               std::vector<std::unique_ptr<StreamThread>> threads)
+               std::vector<std::unique_ptr<StreamThread>> threads,
+               bool stepByStep)
     : regsts(std::move(regsts)), actors(std::move(actors)),
-      threads(std::move(threads)) {}
+      threads(std::move(threads)), stepByStep(stepByStep) {}
 
 int64_t Engine::nowNs() const {
   return std::chrono::duration_cast<std::chrono::nanoseconds>(
@@ -27,14 +28,17 @@ void Engine::reset(const RunOptions &runOptions) {
   for (auto &regst : regsts)
     if (regst) // Null: on another rank, or read by nobody.
       regst->pending.assign(regst->numSlots, 0);
-  for (Actor &actor : actors)
+  for (Actor &actor : actors) {
     for (Actor::InPort &port : actor.inPorts)
       port.readable = 0;
+    std::fill(actor.controls.begin(), actor.controls.end(), 0);
+  }
   for (auto &thread : threads) {
     thread->queue.clear();
     thread->firings.clear();
     thread->fired = 0;
     thread->sends.clear();
+    thread->stepsDone = 0;
   }
   options = &runOptions;
   stopping = false;
@@ -80,7 +84,8 @@ Status Engine::run(const RunOptions &runOptions, const InputFeed &inputFeed,
       const plan::Task &task = *actors[firing.actor].task;
       trace.push_back(
           {task.name().empty() ? PlanGraph::describe(task) : task.name(),
-           thread->rank, thread->stream, task.id(), firing.step, firing.startNs,
+           thread->rank, thread->stream, task.id(),
+           runOptions.firstStep + firing.step, firing.startNs,
            firing.durationNs});
     }
   }
@@ -109,6 +114,10 @@ void Engine::threadMain(int index) {
 void Engine::runThread(StreamThread &thread) {
   std::vector<Message> inbox;
   for (int64_t step = 0; step < options->steps; ++step) {
+    // Step by step: the previous step's writes (ASSIGN) are all done.
+    while (stepByStep && thread.stepsDone < step)
+      if (!waitForMessages(thread, inbox))
+        return;
     for (int actor : thread.order) {
       while (!canFire(actors[actor], step))
         if (!waitForMessages(thread, inbox))
@@ -123,7 +132,13 @@ void Engine::runThread(StreamThread &thread) {
       if (!thread.sends.empty())
         progressSends(thread, /*wait=*/false);
     }
-    finishStep(step);
+    // Step by step: a SEND has finished its step once its send completed.
+    if (stepByStep && !thread.sends.empty()) {
+      progressSends(thread, /*wait=*/true);
+      if (stopping.load(std::memory_order_relaxed))
+        return;
+    }
+    finishStep(thread, step);
   }
   // The last sends: their RECVs are on their way (the plan cannot
   // deadlock); wait so that nothing is in flight when the run returns.
@@ -148,6 +163,7 @@ int Engine::progressSends(StreamThread &thread, bool wait) {
       continue;
     }
     releaseInput(thread, pending.actor, 0, pending.step);
+    notifyWaiters(thread, pending.actor, pending.step);
     sends.erase(sends.begin() + i);
     ++completed;
   }
@@ -162,7 +178,15 @@ void Engine::releaseInput(StreamThread &thread, int actorIndex, int port,
          {Message::Release, regst->producer, regst->producerPort, step});
 }
 
+void Engine::notifyWaiters(StreamThread &thread, int actorIndex, int64_t step) {
+  for (const auto &[waiter, port] : actors[actorIndex].waiters)
+    send(thread, {Message::Control, waiter, port, step});
+}
+
 bool Engine::canFire(const Actor &actor, int64_t step) const {
+  for (int64_t received : actor.controls)
+    if (received == 0)
+      return false;
   for (const Actor::InPort &port : actor.inPorts)
     if (!port.regst->persistent && port.readable == 0)
       return false;
@@ -182,6 +206,8 @@ Status Engine::fire(int actorIndex, int64_t step, StreamThread &thread) {
     actor.args[arg++] = regst->slot(step);
 
   int64_t begin = options->trace ? nowNs() : 0;
+  // Feeds, sinks and messages count steps from the run's first step.
+  const int64_t globalStep = options->firstStep + step;
   Status status;
   switch (task.kind()) {
   case plan::KERNEL:
@@ -191,12 +217,12 @@ Status Engine::fire(int actorIndex, int64_t step, StreamThread &thread) {
     if (!*feed)
       status = makeError("input '", task.io_name(), "' has no feed");
     else
-      status = (*feed)(task.io_name(), step, actor.args[0],
+      status = (*feed)(task.io_name(), globalStep, actor.args[0],
                        actor.outs[0]->desc->size_bytes());
     break;
   case plan::OUTPUT:
     if (*sink)
-      status = (*sink)(task.io_name(), step, actor.args[0],
+      status = (*sink)(task.io_name(), globalStep, actor.args[0],
                        actor.inPorts[0].regst->desc->size_bytes());
     break;
   case plan::COLLECTIVE: {
@@ -215,11 +241,18 @@ Status Engine::fire(int actorIndex, int64_t step, StreamThread &thread) {
     }
     break;
   }
+  case plan::ASSIGN:
+    // The variable update: readers of this step fired before (wait_for),
+    // readers of the next step come after it (step by step).
+    if (actor.args[1] != actor.args[0])
+      std::memcpy(actor.args[1], actor.args[0],
+                  size_t(actor.outs[0]->desc->size_bytes()));
+    break;
   default:
     break;
   }
   if (!status.ok())
-    return makeError(PlanGraph::describe(task), " at step ", step, ": ",
+    return makeError(PlanGraph::describe(task), " at step ", globalStep, ": ",
                      status.message());
   if (options->trace)
     thread.firings.push_back(
@@ -244,6 +277,10 @@ Status Engine::fire(int actorIndex, int64_t step, StreamThread &thread) {
     for (const auto &[consumer, inPort] : out->consumers)
       send(thread, {Message::Ready, consumer, inPort, step});
   }
+  for (int64_t &received : actor.controls)
+    --received;
+  if (!actor.isSend) // A SEND has fired once its send completed.
+    notifyWaiters(thread, actorIndex, step);
   return Status::success();
 }
 
@@ -262,6 +299,8 @@ void Engine::apply(const Message &message) {
   } else if (message.kind == Message::Release) {
     Regst *regst = actor.outs[message.port];
     --regst->pending[message.step % regst->numSlots];
+  } else if (message.kind == Message::Control) {
+    ++actor.controls[message.port];
   }
 }
 
@@ -285,15 +324,30 @@ bool Engine::waitForMessages(StreamThread &thread,
   for (const Message &message : inbox) {
     if (message.kind == Message::Stop)
       return false;
-    apply(message);
+    if (message.kind == Message::StepDone)
+      thread.stepsDone = std::max(thread.stepsDone, message.step + 1);
+    else
+      apply(message);
   }
   return !stopping.load(std::memory_order_relaxed);
 }
 
-void Engine::finishStep(int64_t step) {
+void Engine::finishStep(StreamThread &thread, int64_t step) {
   if (threadsDone[step].fetch_add(1, std::memory_order_acq_rel) + 1 !=
       int(threads.size()))
     return;
+  reportSteps(step);
+  // The last thread to finish a step lets the others start the next one
+  // (after the report: a step-by-step step is quiet while it is reported).
+  if (stepByStep) {
+    thread.stepsDone = step + 1;
+    for (auto &other : threads)
+      if (other.get() != &thread)
+        other->queue.push({Message::StepDone, 0, 0, step});
+  }
+}
+
+void Engine::reportSteps(int64_t step) {
   // Threads may finish steps s and s+1 in either order of these calls:
   // report in step order.
   std::lock_guard<std::mutex> lock(stepMutex);
@@ -305,7 +359,7 @@ void Engine::finishStep(int64_t step) {
     int64_t previous = nextReport ? stepEndNs[nextReport - 1] : startNs;
     stepEndNs[nextReport] = std::max(stepEndNs[nextReport], previous);
     if (options->onStepDone)
-      options->onStepDone(nextReport,
+      options->onStepDone(options->firstStep + nextReport,
                           double(stepEndNs[nextReport] - previous) * 1e-9);
     ++nextReport;
   }

@@ -10,6 +10,13 @@
 // between threads: a regst's slot counts belong to its producer's thread,
 // the readable counts of an input to its consumer's thread.
 //
+// Control dependencies (Task.wait_for) work like inputs without data: a
+// task that fired tells its waiters (a SEND once its send completed); a
+// waiter fires for a step once every task it waits for did. In step-by-step
+// runs (plans with ASSIGN tasks) a thread starts step k+1 only once every
+// thread of the rank finished step k: the last one to finish tells the
+// others.
+//
 //===----------------------------------------------------------------------===//
 
 #ifndef ONEFLOW_LIB_RUNTIME_ENGINE_H
@@ -61,6 +68,11 @@ struct Actor {
   std::vector<int> argPorts;          // per Task.in_regsts entry: its in port
   std::vector<Regst *> outs;          // per Task.out_regsts entry
   std::vector<void *> args;           // scratch for the kernel call
+  // Control dependencies: per task in wait_for, firings received and not
+  // yet consumed (this actor's thread only); and the (actor, control port)
+  // pairs that wait for this one.
+  std::vector<int64_t> controls;
+  std::vector<std::pair<int, int>> waiters;
 };
 
 struct StreamThread {
@@ -82,12 +94,17 @@ struct StreamThread {
     std::vector<MPI_Request> requests;
   };
   std::vector<PendingSend> sends;
+  // Step-by-step runs: steps every thread of the rank has finished (as this
+  // thread has learnt).
+  int64_t stepsDone = 0;
 };
 
 class Engine {
 public:
+  /// `stepByStep`: a thread starts step k+1 only once every thread
+  /// finished step k (plans with ASSIGN tasks).
   Engine(std::vector<std::unique_ptr<Regst>> regsts, std::vector<Actor> actors,
-         std::vector<std::unique_ptr<StreamThread>> threads);
+         std::vector<std::unique_ptr<StreamThread>> threads, bool stepByStep);
 
   /// Called with the first error of a run instead of stopping the threads
   /// (multi-rank runs: other ranks may wait for this one, so the job is
@@ -112,16 +129,20 @@ private:
   /// returns how many completed.
   int progressSends(StreamThread &thread, bool wait);
   void releaseInput(StreamThread &thread, int actor, int port, int64_t step);
+  /// Tells the actors that wait for `actor` that it fired for `step`.
+  void notifyWaiters(StreamThread &thread, int actor, int64_t step);
   void apply(const Message &message);
   /// Blocks for messages and applies them; false when told to stop.
   bool waitForMessages(StreamThread &thread, std::vector<Message> &inbox);
-  void finishStep(int64_t step);
+  void finishStep(StreamThread &thread, int64_t step);
+  void reportSteps(int64_t step);
   void fail(const Status &status);
   int64_t nowNs() const;
 
   std::vector<std::unique_ptr<Regst>> regsts;
   std::vector<Actor> actors;
   std::vector<std::unique_ptr<StreamThread>> threads;
+  bool stepByStep = false;
   std::function<void(const Status &)> fatal;
 
   // Per run.

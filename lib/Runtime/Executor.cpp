@@ -316,9 +316,15 @@ void Executor::Impl::buildEngine(const std::vector<KernelFn> &kernelOfTask) {
       actor.outs.push_back(regst);
     }
     actor.args.assign(actor.argPorts.size() + actor.outs.size(), nullptr);
+    // Control dependencies (validated: tasks of this rank).
+    for (int64_t id : node.task->wait_for()) {
+      int dependency = actorOfTask[graph->taskIndex(id)];
+      actors[dependency].waiters.push_back({a, int(actor.controls.size())});
+      actor.controls.push_back(0);
+    }
   }
   engine = std::make_unique<Engine>(std::move(regsts), std::move(actors),
-                                    std::move(threads));
+                                    std::move(threads), graph->hasAssigns());
 }
 
 Status Executor::run(const RunOptions &options, const InputFeed &feed,
@@ -430,6 +436,10 @@ void Executor::Impl::gatherTrace() {
   }
   trace = std::move(merged);
 }
+
+bool Executor::stepByStep() const { return impl->graph->hasAssigns(); }
+int64_t Executor::runStartNs() const { return impl->engine->runStartNs(); }
+World *Executor::world() const { return impl->options.world; }
 
 const plan::Plan &Executor::plan() const { return *impl->plan; }
 const PlanGraph &Executor::graph() const { return *impl->graph; }

@@ -1,7 +1,8 @@
 //===- MessageQueue.h - The inbox of one engine thread ----------*- C++ -*-===//
 //
 // Actors on different threads talk only through these: "a piece of your
-// input regst is ready" and "I am done with a slot of your output regst".
+// input regst is ready", "I am done with a slot of your output regst", "a
+// task you wait for fired", and (step-by-step runs) "the step is over".
 //
 //===----------------------------------------------------------------------===//
 
@@ -18,9 +19,11 @@ namespace runtime {
 
 struct Message {
   enum Kind : int32_t {
-    Ready,   // to a consumer: the next piece of in port `port` is readable
-    Release, // to a producer: the slot of `step` of out port `port` is free
-    Stop,    // to a thread: another one failed; stop now
+    Ready,    // to a consumer: the next piece of in port `port` is readable
+    Release,  // to a producer: the slot of `step` of out port `port` is free
+    Stop,     // to a thread: another one failed; stop now
+    Control,  // to a waiting actor: a task of `port` (in its wait_for) fired
+    StepDone, // to a thread (step-by-step runs): every thread finished `step`
   };
   Kind kind;
   int32_t actor;

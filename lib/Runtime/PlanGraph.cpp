@@ -2,6 +2,8 @@
 
 #include "oneflow/Runtime/PlanGraph.h"
 
+#include "PlanChecks.h"
+
 #include "oneflow/Runtime/FileUtil.h"
 #include "oneflow/Runtime/Tensor.h"
 
@@ -50,39 +52,30 @@ int PlanGraph::regstIndex(int64_t id) const {
   return it == regstById.end() ? -1 : it->second;
 }
 
-namespace {
+int PlanGraph::taskIndex(int64_t id) const {
+  auto it = taskById.find(id);
+  return it == taskById.end() ? -1 : it->second;
+}
 
-/// 1 PiB: larger regsts are surely a broken plan.
-constexpr int64_t kMaxRegstBytes = int64_t(1) << 50;
-
-/// Collects every problem so that a broken plan is reported in one go.
-class Problems {
-public:
-  template <typename... Parts> void add(const Parts &...parts) {
-    std::ostringstream os;
-    os << "invalid plan: ";
-    (os << ... << parts);
-    lines.push_back(os.str());
-  }
-  bool empty() const { return lines.empty(); }
-  Status status() const {
-    constexpr size_t kMaxLines = 50;
-    std::string text;
-    for (size_t i = 0; i < lines.size() && i < kMaxLines; ++i)
-      text += (i ? "\n" : "") + lines[i];
-    if (lines.size() > kMaxLines)
-      text += "\n... and " + std::to_string(lines.size() - kMaxLines) +
-              " more problems";
-    return Status::error(text);
-  }
-
-private:
-  std::vector<std::string> lines;
-};
+Status Problems::status() const {
+  constexpr size_t kMaxLines = 50;
+  std::string text;
+  for (size_t i = 0; i < lines.size() && i < kMaxLines; ++i)
+    text += (i ? "\n" : "") + lines[i];
+  if (lines.size() > kMaxLines)
+    text += "\n... and " + std::to_string(lines.size() - kMaxLines) +
+            " more problems";
+  return Status::error(text);
+}
 
 bool sameDesc(const plan::TensorDesc &a, const plan::TensorDesc &b) {
   return a.dtype() == b.dtype() && shapeOf(a) == shapeOf(b);
 }
+
+namespace {
+
+/// 1 PiB: larger regsts are surely a broken plan.
+constexpr int64_t kMaxRegstBytes = int64_t(1) << 50;
 
 std::string streamList() {
   std::string list;
@@ -328,10 +321,11 @@ void checkCollectives(const plan::Plan &plan, const PlanGraph &graph,
 }
 
 /// Collectives block every member until all arrive; a SEND never blocks
-/// (its RECV waits for it). Each thread runs its tasks in schedule order.
-/// The plan runs to completion iff the graph of these waits is acyclic
-/// within a step (every wait across steps goes forward in time), with the
-/// tasks of each collective merged into one node.
+/// (its RECV waits for it). Each thread runs its tasks in schedule order; a
+/// task waits for the tasks in its wait_for. The plan runs to completion iff
+/// the graph of these waits is acyclic within a step (every wait across
+/// steps goes forward in time), with the tasks of each collective merged
+/// into one node. On an acyclic graph, also checks the order of ASSIGNs.
 void checkDeadlockFreedom(const PlanGraph &graph,
                           const std::vector<CollectiveGroup> &groups,
                           Problems &problems) {
@@ -372,6 +366,9 @@ void checkDeadlockFreedom(const PlanGraph &graph,
   for (const CollectiveGroup &group : groups)
     if (group.pointToPoint)
       edge(group.send, group.recv);
+  for (int t = 0; t < numTasks; ++t)
+    for (int64_t id : plan.tasks(t).wait_for())
+      edge(graph.taskIndex(id), t); // Validated: exists, same rank.
 
   // Kahn's algorithm over the nodes.
   std::vector<int> pending(numTasks, 0);
@@ -398,8 +395,10 @@ void checkDeadlockFreedom(const PlanGraph &graph,
   for (int n = 0; n < numTasks && stuck < 0; ++n)
     if (node[n] == n && !done[n])
       stuck = n;
-  if (stuck < 0)
+  if (stuck < 0) {
+    checkAssignOrder(graph, waitsFor, node, problems);
     return;
+  }
 
   // Every stuck node waits for a stuck node: walk back to a cycle.
   std::vector<int> path, position(numTasks, -1);
@@ -431,7 +430,8 @@ void checkDeadlockFreedom(const PlanGraph &graph,
   cycle += ", which waits for " + describeNode(n);
   problems.add("the schedule deadlocks: ", cycle,
                " (collectives block until every member arrives; each "
-               "(rank, stream) runs its tasks in schedule order)");
+               "(rank, stream) runs its tasks in schedule order; a task "
+               "waits for its wait_for tasks)");
 }
 
 } // namespace
@@ -484,13 +484,12 @@ Expected<PlanGraph> PlanGraph::build(const plan::Plan &plan) {
 
   // Tasks and the edges they make.
   bool hasKernels = false;
-  std::unordered_set<int64_t> taskIds;
   graph.taskNodes.resize(plan.tasks_size());
   for (int t = 0; t < plan.tasks_size(); ++t) {
     const plan::Task &task = plan.tasks(t);
     TaskNode &node = graph.taskNodes[t];
     node.task = &task;
-    if (!taskIds.insert(task.id()).second)
+    if (!graph.taskById.emplace(task.id(), t).second)
       problems.add("task id ", task.id(), " is used twice");
     if (task.rank() < 0 || task.rank() >= std::max(plan.num_ranks(), 1))
       problems.add(describe(task), ": rank ", task.rank(), " is outside [0, ",
@@ -559,6 +558,9 @@ Expected<PlanGraph> PlanGraph::build(const plan::Plan &plan) {
       break;
     case plan::COLLECTIVE:
       break; // Checked with their peers below.
+    case plan::ASSIGN:
+      graph.assigns = true;
+      break; // Checked with the training plans' other parts below.
     default:
       problems.add(describe(task), ": unknown task kind ", int(task.kind()));
     }
@@ -576,6 +578,9 @@ Expected<PlanGraph> PlanGraph::build(const plan::Plan &plan) {
       ranks.insert(plan.tasks(c).rank());
     if (!ranks.empty())
       regst.rank = *ranks.begin();
+    else if (desc.persistent() && desc.has_variable() && desc.rank() >= 0 &&
+             desc.rank() < std::max(plan.num_ranks(), 1))
+      regst.rank = desc.rank(); // Unused here, but part of a checkpoint.
     if (ranks.size() > 1)
       problems.add(describe(desc), " is used on ranks ", *ranks.begin(),
                    " and ", *ranks.rbegin(),
@@ -683,6 +688,7 @@ Expected<PlanGraph> PlanGraph::build(const plan::Plan &plan) {
       };
   checkIO(plan.inputs(), plan::INPUT, "graph input");
   checkIO(plan.outputs(), plan::OUTPUT, "graph output");
+  checkTrainingPlan(plan, graph, problems);
 
   std::vector<CollectiveGroup> collectives;
   checkCollectives(plan, graph, graph.taskNodes, problems, collectives);

@@ -66,6 +66,14 @@ TEST_KERNEL void test_slow_copy_f32(void **args) {
   test_copy_f32(args);
 }
 
+// out (f32, one element) = the sum of x: a "loss".
+TEST_KERNEL void test_sum_f32(void **args) {
+  float sum = 0;
+  for (int i = 0; i < kLength; ++i)
+    sum += f32(args[0])[i];
+  f32(args[1])[0] = sum;
+}
+
 // Multi-rank tests.
 
 // out (i32[2]) = OMP_NUM_THREADS, OPENBLAS_NUM_THREADS as this process sees

@@ -131,6 +131,34 @@ void PlanBuilder::onRank(int64_t taskId, int rank) {
     regstById(id).set_rank(rank);
 }
 
+int64_t PlanBuilder::assign(const std::string &name, int64_t in,
+                            int64_t variable, std::vector<int64_t> waitFor) {
+  int64_t id = kernel(name, "", {in}, {variable});
+  plan::Task &task = taskById(id);
+  task.set_kind(plan::ASSIGN);
+  task.clear_kernel_symbol();
+  for (int64_t other : waitFor)
+    task.add_wait_for(other);
+  return id;
+}
+
+void PlanBuilder::variable(int64_t regst, const std::string &name,
+                           std::vector<int64_t> globalShape,
+                           std::vector<int64_t> offsets, bool trainable) {
+  plan::Regst &r = regstById(regst);
+  plan::VariableSlice *v = r.mutable_variable();
+  v->set_name(name);
+  if (globalShape.empty())
+    globalShape.assign(r.desc().shape().begin(), r.desc().shape().end());
+  if (offsets.empty())
+    offsets.assign(globalShape.size(), 0);
+  for (int64_t dim : globalShape)
+    v->add_global_shape(dim);
+  for (int64_t offset : offsets)
+    v->add_offsets(offset);
+  v->set_trainable(trainable);
+}
+
 plan::Regst &PlanBuilder::regstById(int64_t id) {
   for (plan::Regst &regst : *plan.mutable_regsts())
     if (regst.id() == id)

@@ -55,6 +55,16 @@ public:
   /// Moves a task and the regsts it touches to `rank`.
   void onRank(int64_t task, int rank);
 
+  /// An ASSIGN task (stream "compute") copying `in` into the persistent
+  /// `variable` once the tasks `waitFor` fired.
+  int64_t assign(const std::string &name, int64_t in, int64_t variable,
+                 std::vector<int64_t> waitFor = {});
+  /// Marks persistent `regst` as the piece at `offsets` of variable `name`
+  /// (`globalShape`; the regst's own shape and offsets 0 by default).
+  void variable(int64_t regst, const std::string &name,
+                std::vector<int64_t> globalShape = {},
+                std::vector<int64_t> offsets = {}, bool trainable = true);
+
   plan::Regst &regstById(int64_t id);
   plan::Task &taskById(int64_t id);
 

@@ -48,6 +48,10 @@ struct ExecutorOptions {
 
 struct RunOptions {
   int64_t steps = 1;
+  /// The number of the run's first step: feeds, sinks, onStepDone and the
+  /// trace see steps firstStep .. firstStep + steps - 1 (a run that
+  /// continues an earlier one, e.g. from a checkpoint).
+  int64_t firstStep = 0;
   /// Record a TraceEvent per firing (see Executor::trace()).
   bool trace = false;
   /// Called once per finished step, in step order, with the time since the
@@ -97,7 +101,19 @@ public:
   const std::vector<TraceEvent> &trace() const;
 
   /// The buffer of persistent regst `regstId` on this rank, or nullptr.
+  /// Read and write it only between runs.
   void *persistentData(int64_t regstId);
+
+  /// Whether runs go step by step (the plan has ASSIGN tasks): a rank
+  /// starts step k+1 only once all its tasks finished step k.
+  bool stepByStep() const;
+
+  /// steady_clock time (ns) at which the last run started on this rank
+  /// (trace times are relative to it).
+  int64_t runStartNs() const;
+
+  /// The MPI world of a multi-rank run, or nullptr.
+  World *world() const;
 
 private:
   struct Impl;

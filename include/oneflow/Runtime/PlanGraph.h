@@ -3,8 +3,9 @@
 // Reads plan.pb and checks everything the engine relies on (ids resolve,
 // one producer per regst, sizes match descs, the schedule is topological,
 // I/O tasks match the graph's inputs and outputs, collectives are complete,
-// consistent and cannot deadlock), then indexes the plan: who produces and
-// who reads each regst.
+// consistent and cannot deadlock; ASSIGN tasks, wait_for lists, variable
+// slices and the loss output are sound), then indexes the plan: who
+// produces and who reads each regst.
 //
 //===----------------------------------------------------------------------===//
 
@@ -59,6 +60,10 @@ public:
   const std::vector<TaskNode> &tasks() const { return taskNodes; }
   /// Regst index of `id`, or -1.
   int regstIndex(int64_t id) const;
+  /// Task index (schedule position) of `id`, or -1.
+  int taskIndex(int64_t id) const;
+  /// Whether the plan has ASSIGN tasks (it then runs step by step).
+  bool hasAssigns() const { return assigns; }
 
   /// "regst 'name' (id 3)" / "task 'name' (id 3)", for messages.
   static std::string describe(const plan::Regst &regst);
@@ -69,6 +74,8 @@ private:
   std::vector<RegstNode> regstNodes;
   std::vector<TaskNode> taskNodes;
   std::unordered_map<int64_t, int> regstById;
+  std::unordered_map<int64_t, int> taskById;
+  bool assigns = false;
 };
 
 } // namespace runtime

@@ -1,0 +1,69 @@
+//===- RunHelpers.cpp - Running plans in GoogleTest cases -----------------===//
+
+#include "RunHelpers.h"
+
+#include "oneflow/Runtime/PlanGraph.h"
+
+#include "gtest/gtest.h"
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <future>
+#include <stdexcept>
+
+namespace oneflow {
+namespace runtime {
+namespace test {
+
+Status runWithTimeout(Executor &executor, const RunOptions &options,
+                      const InputFeed &feed, const OutputSink &sink) {
+  auto done = std::async(std::launch::async,
+                         [&] { return executor.run(options, feed, sink); });
+  if (done.wait_for(std::chrono::seconds(60)) != std::future_status::ready) {
+    std::fprintf(stderr, "FATAL: the run did not finish in 60 s (hang)\n");
+    std::abort();
+  }
+  return done.get();
+}
+
+std::unique_ptr<Executor> loadOrFail(const PlanDir &dir,
+                                     const plan::Plan &plan) {
+  dir.writePlan(plan);
+  Expected<std::unique_ptr<Executor>> executor = Executor::load(dir.path());
+  if (!executor.ok()) {
+    ADD_FAILURE() << executor.error().message();
+    return nullptr;
+  }
+  return executor.take();
+}
+
+std::string planProblems(const plan::Plan &plan) {
+  Expected<PlanGraph> graph = PlanGraph::build(plan);
+  EXPECT_FALSE(graph.ok()) << "the plan is valid";
+  return graph.ok() ? "" : graph.error().message();
+}
+
+std::string floatBytes(std::vector<float> values) {
+  return std::string(reinterpret_cast<const char *>(values.data()),
+                     values.size() * sizeof(float));
+}
+
+TempDir::TempDir() {
+  const char *tmp = std::getenv("TMPDIR");
+  std::string pattern =
+      std::string(tmp && *tmp ? tmp : "/tmp") + "/oneflow-runtime-test-XXXXXX";
+  if (!::mkdtemp(pattern.data()))
+    throw std::runtime_error("mkdtemp failed");
+  dir = pattern;
+}
+
+TempDir::~TempDir() {
+  std::error_code ec;
+  std::filesystem::remove_all(dir, ec);
+}
+
+} // namespace test
+} // namespace runtime
+} // namespace oneflow

@@ -1,0 +1,51 @@
+//===- RunHelpers.h - Running plans in GoogleTest cases ---------*- C++ -*-===//
+
+#ifndef ONEFLOW_UNITTESTS_RUNTIME_RUNHELPERS_H
+#define ONEFLOW_UNITTESTS_RUNTIME_RUNHELPERS_H
+
+#include "TestSupport.h"
+
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace oneflow {
+namespace runtime {
+namespace test {
+
+/// Runs on another thread so that a hang aborts the test (after 60 s)
+/// instead of blocking ctest until its own timeout.
+Status runWithTimeout(Executor &executor, const RunOptions &options,
+                      const InputFeed &feed, const OutputSink &sink);
+
+/// Writes `plan` into `dir` and loads it; nullptr (and a test failure with
+/// the message) when it does not load.
+std::unique_ptr<Executor> loadOrFail(const PlanDir &dir,
+                                     const plan::Plan &plan);
+
+/// The validation problems of `plan`, which must be invalid ("" and a test
+/// failure otherwise).
+std::string planProblems(const plan::Plan &plan);
+
+/// The bytes of `values` (e.g. for weights.bin).
+std::string floatBytes(std::vector<float> values);
+
+/// A fresh temporary directory, removed with its contents at destruction.
+class TempDir {
+public:
+  TempDir();
+  ~TempDir();
+  TempDir(const TempDir &) = delete;
+  TempDir &operator=(const TempDir &) = delete;
+  const std::string &path() const { return dir; }
+  std::string file(const std::string &name) const { return dir + "/" + name; }
+
+private:
+  std::string dir;
+};
+
+} // namespace test
+} // namespace runtime
+} // namespace oneflow
+
+#endif // ONEFLOW_UNITTESTS_RUNTIME_RUNHELPERS_H
