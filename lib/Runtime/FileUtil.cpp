@@ -105,6 +105,33 @@ Status makeDirectories(const std::string &path) {
   return Status::success();
 }
 
+Status writeNewFileSynced(const std::string &path, const std::string &data) {
+  int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+  if (fd < 0)
+    return makeError("cannot write '", path, "': ", systemError());
+  bool ok = writeAll(fd, data.data(), data.size()) && ::fsync(fd) == 0;
+  std::string why = ok ? "" : systemError();
+  if (::close(fd) != 0 && ok) {
+    ok = false;
+    why = systemError();
+  }
+  if (!ok)
+    return makeError("cannot write '", path, "': ", why);
+  return Status::success();
+}
+
+Status syncDirectory(const std::string &path) {
+  int fd = ::open(path.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0)
+    return makeError("cannot open directory '", path, "': ", systemError());
+  bool ok = ::fsync(fd) == 0;
+  std::string why = ok ? "" : systemError();
+  ::close(fd);
+  if (!ok)
+    return makeError("cannot sync directory '", path, "': ", why);
+  return Status::success();
+}
+
 std::string sanitizeFileName(const std::string &name) {
   static const char hex[] = "0123456789ABCDEF";
   std::string safe;

@@ -3,6 +3,7 @@
 #include "oneflow/Runtime/Trace.h"
 
 #include "oneflow/Runtime/FileUtil.h"
+#include "oneflow/Runtime/Json.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -11,35 +12,6 @@ namespace oneflow {
 namespace runtime {
 
 namespace {
-
-void appendJsonString(std::string &out, const std::string &text) {
-  out += '"';
-  for (unsigned char c : text) {
-    switch (c) {
-    case '"':
-      out += "\\\"";
-      break;
-    case '\\':
-      out += "\\\\";
-      break;
-    case '\n':
-      out += "\\n";
-      break;
-    case '\t':
-      out += "\\t";
-      break;
-    default:
-      if (c < 0x20) {
-        char escape[8];
-        std::snprintf(escape, sizeof(escape), "\\u%04x", c);
-        out += escape;
-      } else {
-        out += char(c);
-      }
-    }
-  }
-  out += '"';
-}
 
 /// Nanoseconds as microseconds with three decimals ("12.345").
 void appendMicros(std::string &out, int64_t ns) {

@@ -21,6 +21,14 @@ Status writeFileAtomic(const std::string &path, const std::string &data);
 /// Creates `path` and its missing parents.
 Status makeDirectories(const std::string &path);
 
+/// Creates the new file `path` (it must not exist), writes `data` and
+/// fsyncs it: for files of a directory that is renamed into place later.
+Status writeNewFileSynced(const std::string &path, const std::string &data);
+
+/// fsync of a directory: makes the creation, renaming and removal of its
+/// entries durable.
+Status syncDirectory(const std::string &path);
+
 /// Turns a graph output name (which may hold '/', ':', ...) into a safe,
 /// distinct file name: bytes outside [A-Za-z0-9_.-] become %XX (hex, so '%'
 /// itself too), as does a leading '.' (no hidden files, "." or ".."); an
