@@ -229,7 +229,11 @@ def main(argv=None):
                 print(line, flush=True)
                 rows.append(row)
 
+    load = os.getloadavg()[0]
     print()
+    if load > 0.5:
+        print(f"note: load average {load:.1f} on {os.cpu_count()} CPUs while timing: other processes "
+              "share the cores, the times are inflated (2-thread runs most)")
     print(f"GPT decoder ({config}, vocab {VOCAB}), one training step, median of {args.steps} steps "
           f"after {args.warmup} warm-up; PyTorch {torch.__version__}, {inference_vs_pytorch.cpu_name()} "
           f"({os.cpu_count()} cores)")
@@ -248,7 +252,7 @@ def main(argv=None):
             json.dump({"model": f"GPT decoder, {config}, vocab {VOCAB}", "batch": BATCH, "seq": SEQ,
                        "steps": args.steps, "warmup": args.warmup, "torch_version": torch.__version__,
                        "cpu": inference_vs_pytorch.cpu_name(), "cpus": os.cpu_count(),
-                       "oneflow_timed": ours_ok, "rows": rows}, f, indent=1)
+                       "load_average": load, "oneflow_timed": ours_ok, "rows": rows}, f, indent=1)
     return 0
 
 
