@@ -335,13 +335,14 @@ void appendJsonString(std::string &out, const std::string &text) {
   out += '"';
 }
 
-std::string jsonNumber(double value) {
+std::string jsonNumber(double value, bool singlePrecision) {
   if (!std::isfinite(value))
     return "null";
   char text[32];
   for (int precision = 1; precision <= 17; ++precision) {
     std::snprintf(text, sizeof(text), "%.*g", precision, value);
-    if (std::strtod(text, nullptr) == value)
+    if (singlePrecision ? std::strtof(text, nullptr) == float(value)
+                        : std::strtod(text, nullptr) == value)
       break;
   }
   return text;

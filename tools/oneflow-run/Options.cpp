@@ -37,6 +37,39 @@ OPTIONS:
                       = rank, tid = stream, ts/dur in microseconds, args: task
                       id and step) of every actor firing. Open it in
                       chrome://tracing or ui.perfetto.dev.
+  --data NAME=FILE    Training data for graph input NAME: a .npy file whose
+                      axis 0 indexes samples (repeatable, one per input).
+                      Step i feeds the next B samples, wrapping around at
+                      the end of the file (a batch may span two epochs).
+                      Every file must hold the same number of samples, each
+                      with the dtype and shape of the input without axis 0.
+                      Inputs without --data come from --input (the same
+                      value every step).
+  --batch B           Samples per step: must be the inputs' axis 0 (and the
+                      plan's batch size); the default.
+  --shuffle           A new order of the samples every epoch: a Fisher-Yates
+                      shuffle driven by SplitMix64 from --seed and the epoch
+                      (see docs/runtime.md), the same on every run and rank.
+  --seed S            The shuffling seed (default 0).
+  --metrics FILE      Write one JSON line per step, {"step": i, "loss": x,
+                      "samples_per_s": y} (i counts from 0, including steps
+                      run before a --load'ed checkpoint); needs a plan with a
+                      loss output.
+  --quiet             No per-step lines on stderr (the summary stays).
+  --save DIR          After the last step, write every variable of the plan
+                      (full logical tensors, gathered from the ranks) and the
+                      step count as the checkpoint directory DIR: one
+                      NAME.npy per variable (NAME escaped as for
+                      --output-dir) and manifest.json. Written atomically: a
+                      crash leaves the old checkpoint or the new one.
+  --save-every N      Also save after every N-th step (N, 2N, ... counted as
+                      in --metrics). Needs --save.
+  --load DIR          Before the first step, restore every variable and the
+                      step count from checkpoint DIR (every variable of the
+                      plan, same dtype and shape, nothing else).
+  --export-onnx FILE  After the run, write the ONNX model the plan was
+                      compiled from with every initializer that is a
+                      variable replaced by its trained value.
   --np N              Number of ranks: must be the plan's (the default). A
                       multi-rank plan runs as one process per rank, which
                       oneflow-run starts through OpenMPI's mpirun (mpirun -n
@@ -80,6 +113,10 @@ Expected<Options> parseCommandLine(int argc, char **argv) {
       options.help = true;
       continue;
     }
+    if (arg == "--shuffle" || arg == "--quiet") {
+      (arg == "--shuffle" ? options.shuffle : options.quiet) = true;
+      continue;
+    }
     // "--flag=value" or "--flag value".
     std::string flag = arg, value;
     bool inlineValue = false;
@@ -88,9 +125,12 @@ Expected<Options> parseCommandLine(int argc, char **argv) {
       value = arg.substr(eq + 1);
       inlineValue = true;
     }
-    const bool takesValue = flag == "--input" || flag == "--output-dir" ||
-                            flag == "--steps" || flag == "--trace" ||
-                            flag == "--np";
+    const bool takesValue =
+        flag == "--input" || flag == "--output-dir" || flag == "--steps" ||
+        flag == "--trace" || flag == "--np" || flag == "--data" ||
+        flag == "--batch" || flag == "--seed" || flag == "--metrics" ||
+        flag == "--save" || flag == "--save-every" || flag == "--load" ||
+        flag == "--export-onnx";
     if (!takesValue)
       return makeError("unknown option '", arg, "' (see --help)");
     if (!inlineValue) {
@@ -99,15 +139,38 @@ Expected<Options> parseCommandLine(int argc, char **argv) {
       value = argv[++i];
     }
 
-    if (flag == "--input") {
+    if (flag == "--input" || flag == "--data") {
       size_t eq = value.find('=');
       if (eq == std::string::npos || eq == 0 || eq + 1 == value.size())
-        return makeError("--input '", value, "': expected NAME=FILE");
-      options.inputs.emplace_back(value.substr(0, eq), value.substr(eq + 1));
-    } else if (flag == "--output-dir" || flag == "--trace") {
+        return makeError(flag, " '", value, "': expected NAME=FILE");
+      (flag == "--input" ? options.inputs : options.data)
+          .emplace_back(value.substr(0, eq), value.substr(eq + 1));
+    } else if (flag == "--output-dir" || flag == "--trace" ||
+               flag == "--metrics" || flag == "--save" || flag == "--load" ||
+               flag == "--export-onnx") {
       if (value.empty())
         return makeError(flag, " needs a non-empty value");
-      (flag == "--trace" ? options.traceFile : options.outputDir) = value;
+      std::string &target = flag == "--trace"         ? options.traceFile
+                            : flag == "--metrics"     ? options.metricsFile
+                            : flag == "--save"        ? options.saveDir
+                            : flag == "--load"        ? options.loadDir
+                            : flag == "--export-onnx" ? options.exportOnnx
+                                                      : options.outputDir;
+      target = value;
+    } else if (flag == "--batch" || flag == "--save-every") {
+      Expected<int64_t> count = parsePositive(flag, value);
+      if (!count.ok())
+        return count.error();
+      (flag == "--batch" ? options.batch : options.saveEvery) = *count;
+    } else if (flag == "--seed") {
+      errno = 0;
+      char *end = nullptr;
+      unsigned long long seed = std::strtoull(value.c_str(), &end, 10);
+      if (value.empty() || *end != '\0' || errno == ERANGE ||
+          !(value[0] >= '0' && value[0] <= '9'))
+        return makeError("--seed '", value,
+                         "': expected an integer in [0, 2^64)");
+      options.seed = seed;
     } else if (flag == "--steps") {
       Expected<int64_t> steps = parsePositive(flag, value);
       if (!steps.ok())
@@ -124,6 +187,11 @@ Expected<Options> parseCommandLine(int argc, char **argv) {
   }
   if (options.help)
     return options;
+  if (options.data.empty() && (options.batch || options.shuffle))
+    return makeError(options.batch ? "--batch" : "--shuffle",
+                     " needs training data (--data NAME=FILE.npy)");
+  if (options.saveEvery && options.saveDir.empty())
+    return makeError("--save-every needs --save DIR");
   if (positional.empty())
     return makeError("missing the plan directory (usage: oneflow-run OUT_DIR "
                      "[options]; see --help)");

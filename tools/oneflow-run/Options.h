@@ -20,6 +20,17 @@ struct Options {
   int64_t steps = 1;
   int numRanks = 0; // --np; 0: the plan's
   bool help = false;
+
+  // Training.
+  std::vector<std::pair<std::string, std::string>> data; // --data NAME, FILE
+  int64_t batch = 0; // --batch; 0: the plan's (or the inputs' axis 0)
+  bool shuffle = false;
+  uint64_t seed = 0;
+  std::string metricsFile;
+  bool quiet = false;
+  std::string saveDir, loadDir;
+  int64_t saveEvery = 0; // 0: only after the last step
+  std::string exportOnnx;
 };
 
 /// Parses argv; `--opt value` and `--opt=value` are both accepted.

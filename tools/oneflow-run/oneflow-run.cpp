@@ -2,6 +2,9 @@
 //
 // oneflow-run OUT_DIR [--input NAME=FILE.npy|FILE.pb]... [--output-dir DIR]
 //             [--steps N] [--trace FILE.json] [--np N] [--help]
+//             [--data NAME=FILE.npy]... [--batch B] [--shuffle] [--seed S]
+//             [--metrics FILE.jsonl] [--quiet] [--save DIR] [--save-every N]
+//             [--load DIR] [--export-onnx FILE.onnx]
 //
 // Every error is printed as "error: ..." and exits with 1. A multi-rank plan
 // runs as one process per rank: this program re-launches itself under
@@ -11,12 +14,14 @@
 
 #include "Launch.h"
 #include "Options.h"
+#include "Training.h"
 
 #include "oneflow/Runtime/Distributed.h"
 #include "oneflow/Runtime/Executor.h"
 #include "oneflow/Runtime/FileUtil.h"
 #include "oneflow/Runtime/NpyIO.h"
 #include "oneflow/Runtime/TensorProtoIO.h"
+#include "oneflow/Runtime/Variables.h"
 
 #include <google/protobuf/stubs/logging.h>
 
@@ -56,71 +61,6 @@ void printError(const Status &status) {
   }
 }
 
-bool endsWith(const std::string &text, const std::string &suffix) {
-  return text.size() >= suffix.size() &&
-         text.compare(text.size() - suffix.size(), suffix.size(), suffix) == 0;
-}
-
-std::string inputList(const plan::Plan &plan) {
-  std::string list;
-  for (const plan::IOSpec &spec : plan.inputs())
-    list += (list.empty() ? "'" : ", '") + spec.name() + "' " +
-            describeTensor(spec.desc());
-  return list.empty() ? "none" : list;
-}
-
-/// Reads every --input and checks it against the plan; all problems at once.
-Expected<std::map<std::string, HostTensor>>
-readInputs(const run::Options &options, const plan::Plan &plan) {
-  std::map<std::string, const plan::IOSpec *> specs;
-  for (const plan::IOSpec &spec : plan.inputs())
-    specs[spec.name()] = &spec;
-  std::map<std::string, HostTensor> inputs;
-  std::vector<std::string> problems;
-  for (const auto &[name, file] : options.inputs) {
-    auto spec = specs.find(name);
-    if (spec == specs.end()) {
-      problems.push_back("unknown input '" + name +
-                         "' (the plan's inputs: " + inputList(plan) + ")");
-      continue;
-    }
-    if (inputs.count(name)) {
-      problems.push_back("input '" + name + "' is given more than once");
-      continue;
-    }
-    Expected<HostTensor> tensor =
-        endsWith(file, ".npy")  ? readNpyFile(file)
-        : endsWith(file, ".pb") ? readTensorProtoFile(file)
-                                : Expected<HostTensor>(makeError(
-                                      "'", file, "' is neither .npy nor .pb"));
-    if (!tensor.ok()) {
-      problems.push_back("input '" + name + "': " + tensor.error().message());
-      continue;
-    }
-    Status fits = checkInputTensor(name, spec->second->desc(), *tensor, file);
-    if (!fits.ok()) {
-      problems.push_back(fits.message());
-      continue;
-    }
-    inputs.emplace(name, tensor.take());
-  }
-  std::set<std::string> given;
-  for (const auto &input : options.inputs)
-    given.insert(input.first);
-  for (const plan::IOSpec &spec : plan.inputs())
-    if (!given.count(spec.name()))
-      problems.push_back("missing input '" + spec.name() + "' (expected " +
-                         describeTensor(spec.desc()) +
-                         "; give it with --input " + spec.name() +
-                         "=FILE.npy)");
-  if (problems.empty())
-    return inputs;
-  std::string text;
-  for (const std::string &problem : problems)
-    text += (text.empty() ? "" : "\n") + problem;
-  return Status::error(text);
-}
-
 std::string formatMs(double seconds) {
   char text[32];
   std::snprintf(text, sizeof(text), "%.3f ms", seconds * 1e3);
@@ -137,6 +77,56 @@ struct Context {
 /// rank has one.
 Status agree(const Context &context, const Status &status) {
   return context.world ? context.world->agree(status) : status;
+}
+
+/// Runs the steps, in chunks that end where --save-every saves; the stats
+/// and trace of all chunks together.
+Status runSteps(Executor &executor, const run::Options &options,
+                const Context &context, const std::vector<Variable> &variables,
+                const InputFeed &feed, const OutputSink &sink,
+                run::StepReport &report, int64_t firstStep, RunStats &total,
+                std::vector<TraceEvent> &trace, bool &savedLastStep) {
+  const int64_t lastStep = firstStep + options.steps;
+  int64_t firstStartNs = 0;
+  savedLastStep = false;
+  for (int64_t step = firstStep; step < lastStep;) {
+    int64_t chunk = lastStep - step;
+    if (options.saveEvery)
+      chunk = std::min(chunk, options.saveEvery - step % options.saveEvery);
+    RunOptions run;
+    run.steps = chunk;
+    run.firstStep = step;
+    run.trace = !options.traceFile.empty();
+    run.onStepDone = [&](int64_t done, double seconds) {
+      report.stepDone(done, seconds);
+    };
+    Status status = executor.run(run, feed, sink);
+    if (!status.ok())
+      return status;
+    const RunStats &stats = executor.stats();
+    total.stepSeconds.insert(total.stepSeconds.end(), stats.stepSeconds.begin(),
+                             stats.stepSeconds.end());
+    total.totalSeconds += stats.totalSeconds;
+    total.firings += stats.firings;
+    if (step == firstStep)
+      firstStartNs = executor.runStartNs();
+    // Trace times are relative to each run's start: make them relative to
+    // the first one's.
+    int64_t shift = executor.runStartNs() - firstStartNs;
+    for (TraceEvent event : executor.trace()) {
+      event.startNs += shift;
+      trace.push_back(std::move(event));
+    }
+    step += chunk;
+    if (options.saveEvery && step % options.saveEvery == 0) {
+      status = run::saveCheckpoint(executor, variables, options.saveDir, step,
+                                   context.isRoot(), options.quiet);
+      if (!status.ok())
+        return status;
+      savedLastStep = step == lastStep;
+    }
+  }
+  return Status::success();
 }
 
 Status runTool(const run::Options &options, const Context &context) {
@@ -160,15 +150,18 @@ Status runTool(const run::Options &options, const Context &context) {
     return makeError("--np ", options.numRanks, ": the plan has ",
                      plan.num_ranks(), " rank",
                      plan.num_ranks() == 1 ? "" : "s");
+  const bool root = context.isRoot();
 
-  // Every rank reads the inputs (each INPUT task gets the full value).
-  Expected<std::map<std::string, HostTensor>> inputs =
-      readInputs(options, plan);
-  Status ready = inputs.ok() ? Status::success() : inputs.error();
+  // Every rank reads the inputs and the training data (each INPUT task
+  // gets the full value).
+  Expected<run::Feeds> feeds = run::readFeeds(options, plan);
+  Status ready = feeds.ok() ? Status::success() : feeds.error();
+  if (ready.ok())
+    ready = run::checkTrainingOptions(options, plan, options.planDir);
   // Fail on unwritable destinations before running, not after.
-  if (ready.ok() && context.isRoot() && !options.outputDir.empty())
+  if (ready.ok() && root && !options.outputDir.empty())
     ready = makeDirectories(options.outputDir);
-  if (ready.ok() && context.isRoot() && !options.traceFile.empty()) {
+  if (ready.ok() && root && !options.traceFile.empty()) {
     std::filesystem::path dir =
         std::filesystem::path(options.traceFile).parent_path();
     std::error_code ec;
@@ -180,26 +173,55 @@ Status runTool(const run::Options &options, const Context &context) {
   if (!ready.ok())
     return ready;
 
-  RunOptions run;
-  run.steps = options.steps;
-  run.trace = !options.traceFile.empty();
-  if (context.isRoot())
-    run.onStepDone = [&](int64_t step, double seconds) {
-      std::cerr << "step " << step + 1 << "/" << options.steps << ": "
-                << formatMs(seconds) << "\n";
-    };
-  // OUTPUT tasks run on rank 0: only it keeps outputs.
+  const std::vector<Variable> variables = planVariables(executor.graph());
+  int64_t firstStep = 0;
+  if (!options.loadDir.empty()) {
+    Expected<int64_t> step = run::loadCheckpoint(
+        executor, variables, options.loadDir, root, options.quiet);
+    if (!step.ok())
+      return step.error();
+    firstStep = *step;
+  }
+  const int64_t lastStep = firstStep + options.steps;
+  Expected<std::unique_ptr<run::StepReport>> report = run::StepReport::create(
+      options, plan, root, lastStep, feeds->samplesPerStep);
+  ready = agree(context, report.ok() ? Status::success() : report.error());
+  if (!ready.ok())
+    return ready;
+
+  // OUTPUT tasks run on rank 0: only it keeps outputs (of the last step).
   std::optional<OutputCollector> outputs;
-  if (context.isRoot())
-    outputs.emplace(plan, options.steps, /*everyStep=*/false);
-  Status status = executor.run(run, feedTensors({inputs.take()}),
-                               outputs ? outputs->sink() : OutputSink());
+  if (root)
+    outputs.emplace(plan, lastStep, /*everyStep=*/false);
+  OutputSink sink = (*report)->wrap(outputs ? outputs->sink() : OutputSink());
+  RunStats stats;
+  std::vector<TraceEvent> trace;
+  bool savedLastStep = false;
+  Status status =
+      runSteps(executor, options, context, variables, feeds->feed, sink,
+               **report, firstStep, stats, trace, savedLastStep);
+  if (!status.ok())
+    return status;
+
+  // Checkpoint and export: the variables are gathered once for both.
+  const bool save = !options.saveDir.empty() && !savedLastStep;
+  const bool exportOnnx = !options.exportOnnx.empty();
+  run::VariableValues gathered;
+  if (save && exportOnnx)
+    gathered = gatherVariables(executor, variables);
+  if (save)
+    status = run::saveCheckpoint(executor, variables, options.saveDir, lastStep,
+                                 root, options.quiet,
+                                 exportOnnx ? &gathered : nullptr);
+  if (status.ok() && exportOnnx)
+    status = run::exportTrainedOnnx(executor, variables, options.planDir,
+                                    options.exportOnnx, root, options.quiet,
+                                    save ? &gathered : nullptr);
   if (!status.ok())
     return status;
 
   Status written = Status::success();
-  if (context.isRoot()) {
-    const RunStats &stats = executor.stats();
+  if (root) {
     if (!stats.stepSeconds.empty()) {
       auto [min, max] = std::minmax_element(stats.stepSeconds.begin(),
                                             stats.stepSeconds.end());
@@ -242,7 +264,7 @@ Status runTool(const run::Options &options, const Context &context) {
       }
     }
     if (written.ok() && !options.traceFile.empty())
-      written = writeTraceFile(options.traceFile, executor.trace());
+      written = writeTraceFile(options.traceFile, trace);
   }
   return agree(context, written);
 }

@@ -55,6 +55,7 @@ TEST(Json, ParsesWhatTheRuntimeWrites) {
   EXPECT_EQ(jsonNumber(0.1), "0.1");
   EXPECT_EQ(jsonNumber(3), "3");
   EXPECT_EQ(jsonNumber(double(0.1f)), "0.10000000149011612");
+  EXPECT_EQ(jsonNumber(double(0.1f), /*singlePrecision=*/true), "0.1");
   EXPECT_EQ(jsonNumber(std::nan("")), "null");
 }
 

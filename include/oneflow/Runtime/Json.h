@@ -44,8 +44,9 @@ Expected<JsonValue> parseJson(const std::string &text);
 void appendJsonString(std::string &out, const std::string &text);
 
 /// A finite double as the shortest text that reads back to the same value
-/// ("0.1", "3", "1e-07"); NaN and infinities (which JSON lacks) as null.
-std::string jsonNumber(double value);
+/// ("0.1", "3", "1e-07"), or to the same float with `singlePrecision` (so
+/// an f32 0.1f is "0.1"); NaN and infinities (which JSON lacks) as null.
+std::string jsonNumber(double value, bool singlePrecision = false);
 
 } // namespace runtime
 } // namespace oneflow
