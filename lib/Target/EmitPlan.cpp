@@ -13,6 +13,7 @@
 #include "mlir/Pass/PassManager.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -138,7 +139,7 @@ LogicalResult mlir::oneflow::emitPlan(ModuleOp module,
     func::FuncOp graph = rankGraph.graph;
     bool outlined = llvm::none_of(graph.getOps(), [](Operation &op) {
       return isa<OneFlowDialect>(op.getDialect()) &&
-             !isa<ConstantOp, VariableOp>(op);
+             !isa<ConstantOp, VariableOp, AssignOp>(op);
     });
     if (!outlined) {
       PassManager pm(module.getContext());
@@ -157,6 +158,10 @@ LogicalResult mlir::oneflow::emitPlan(ModuleOp module,
   FailureOr<BuiltPlan> built = buildPlan(*graphs, numRanks);
   if (failed(built))
     return failure();
+  if (auto loss = module->getAttrOfType<StringAttr>(kLossOutputAttrName))
+    built->plan.set_loss_output(loss.str());
+  if (auto batch = module->getAttrOfType<IntegerAttr>(kBatchSizeAttrName))
+    built->plan.set_batch_size(batch.getInt());
 
   if (std::error_code ec = llvm::sys::fs::create_directories(options.outputDir))
     return emitError(loc) << "cannot create " << options.outputDir << ": "
@@ -176,6 +181,17 @@ LogicalResult mlir::oneflow::emitPlan(ModuleOp module,
   if (failed(writeAtomically(loc, pathOf(built->plan.weights_file()),
                              built->weights)))
     return failure();
+  // The source model, for writing trained weights back into it.
+  if (!options.sourceModel.empty()) {
+    auto model = llvm::MemoryBuffer::getFile(options.sourceModel);
+    if (!model)
+      return emitError(loc) << "cannot read " << options.sourceModel << ": "
+                            << model.getError().message();
+    built->plan.set_source_model("model.onnx");
+    if (failed(writeAtomically(loc, pathOf("model.onnx"),
+                               (*model)->getBuffer().str())))
+      return failure();
+  }
   // The plan goes last: its presence means the directory is complete.
   return writeAtomically(loc, pathOf("plan.pb"),
                          built->plan.SerializeAsString());

@@ -5,10 +5,12 @@
 #include "oneflow/Dialect/OneFlow/ElementsUtils.h"
 #include "oneflow/Dialect/OneFlow/OneFlowDialect.h"
 #include "oneflow/Dialect/SBP/SBPDialect.h"
+#include "oneflow/Transforms/Passes.h"
 
 #include "mlir/IR/AsmState.h"
 #include "mlir/IR/DialectResourceBlobManager.h"
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/TypeSwitch.h"
 
 using namespace mlir;
@@ -100,16 +102,24 @@ FailureOr<BuiltPlan> mlir::oneflow::buildPlan(ArrayRef<RankGraph> graphs,
     return regst;
   };
   auto persistent = [&](Value value, ElementsAttr data,
-                        StringRef name) -> LogicalResult {
+                        StringRef name) -> FailureOr<pb::Regst *> {
     FailureOr<pb::Regst *> regst = newRegst(value, name);
     if (failed(regst))
       return failure();
     (*regst)->set_persistent(true);
+    // Zeros (fresh optimizer state) need no bytes in the weights file.
+    if (auto dense = dyn_cast_or_null<DenseElementsAttr>(data);
+        dense && dense.isSplat() &&
+        ((isa<FloatType>(dense.getElementType()) &&
+          dense.getSplatValue<APFloat>().isPosZero()) ||
+         (isa<IntegerType>(dense.getElementType()) &&
+          dense.getSplatValue<APInt>().isZero())))
+      return regst;
     if (!data)
-      return success();
+      return regst;
     if (auto it = weightsOffsetOf.find(data); it != weightsOffsetOf.end()) {
       (*regst)->set_weights_offset(it->second);
-      return success();
+      return regst;
     }
     built.weights.resize(
         llvm::alignTo(built.weights.size(), kWeightsAlignment));
@@ -118,6 +128,40 @@ FailureOr<BuiltPlan> mlir::oneflow::buildPlan(ArrayRef<RankGraph> graphs,
     if (failed(appendElementBytes(data, built.weights)))
       return emitError(value.getLoc())
              << "cannot read the data of '" << name << "'";
+    return regst;
+  };
+  // Which piece of which logical variable a variable's regst holds.
+  auto describeVariable = [&](VariableOp variable, pb::Regst &regst) {
+    pb::VariableSlice *slice = regst.mutable_variable();
+    auto logicalName =
+        variable->getAttrOfType<StringAttr>(kLogicalNameAttrName);
+    slice->set_name(logicalName ? logicalName.str()
+                                : variable.getVarName().str());
+    auto type = cast<RankedTensorType>(variable.getType());
+    auto shape =
+        variable->getAttrOfType<DenseI64ArrayAttr>(kLogicalShapeAttrName);
+    auto offsets =
+        variable->getAttrOfType<DenseI64ArrayAttr>(kLogicalOffsetsAttrName);
+    for (int64_t dim = 0; dim < type.getRank(); ++dim) {
+      slice->add_global_shape(shape ? shape[dim] : type.getDimSize(dim));
+      slice->add_offsets(offsets ? offsets[dim] : 0);
+    }
+    slice->set_trainable(variable->hasAttr(kTrainableAttrName));
+  };
+  // Per rank: the tasks that read each persistent regst so far, the regst
+  // of each variable, and the variables already assigned this step.
+  llvm::DenseMap<int64_t, SmallVector<int64_t>> readersOf;
+  llvm::StringMap<int64_t> variableRegstOf;
+  llvm::DenseMap<int64_t, std::string> assigned;
+  auto noteReads = [&](Operation *op, const pb::Task &task) -> LogicalResult {
+    for (int64_t id : task.in_regsts()) {
+      if (!plan.regsts(id).persistent())
+        continue;
+      if (auto it = assigned.find(id); it != assigned.end())
+        return op->emitError() << "reads variable @" << it->second
+                               << " after it was assigned in the same step";
+      readersOf[id].push_back(task.id());
+    }
     return success();
   };
   auto ioName = [&](DictionaryAttr attrs, StringRef fallback) {
@@ -161,15 +205,44 @@ FailureOr<BuiltPlan> mlir::oneflow::buildPlan(ArrayRef<RankGraph> graphs,
     for (Operation &op : graph.getOps()) {
       LogicalResult result =
           llvm::TypeSwitch<Operation *, LogicalResult>(&op)
-              .Case([&](VariableOp variable) {
-                return persistent(variable.getOutput(),
-                                  variable.getInitialValueAttr(),
-                                  variable.getVarName());
+              .Case([&](VariableOp variable) -> LogicalResult {
+                FailureOr<pb::Regst *> regst = persistent(
+                    variable.getOutput(), variable.getInitialValueAttr(),
+                    variable.getVarName());
+                if (failed(regst))
+                  return failure();
+                describeVariable(variable, **regst);
+                variableRegstOf[variable.getVarName()] = (*regst)->id();
+                return success();
               })
               .Case([&](ConstantOp constant) {
                 return persistent(constant.getOutput(), constant.getValue(),
                                   "constant " +
                                       std::to_string(plan.regsts_size()));
+              })
+              .Case([&](AssignOp assign) -> LogicalResult {
+                auto it = variableRegstOf.find(assign.getVarName());
+                if (it == variableRegstOf.end())
+                  return assign.emitOpError()
+                         << "stores to @" << assign.getVarName()
+                         << ", which this rank's graph does not read before";
+                int64_t target = it->second,
+                        source = regstOf.at(assign.getValue());
+                if (plan.regsts(target).desc().SerializeAsString() !=
+                    plan.regsts(source).desc().SerializeAsString())
+                  return assign.emitOpError()
+                         << "stores a value whose type differs from @"
+                         << assign.getVarName() << "'s";
+                pb::Task *task =
+                    newTask(pb::ASSIGN, "assign " + assign.getVarName().str(),
+                            "compute");
+                task->add_in_regsts(source);
+                task->add_out_regsts(target);
+                // Every read of the old value comes first.
+                for (int64_t reader : readersOf[target])
+                  task->add_wait_for(reader);
+                assigned[target] = assign.getVarName().str();
+                return noteReads(assign, *task);
               })
               .Case([&](func::CallOp call) -> LogicalResult {
                 std::string where = nameOf(call.getLoc());
@@ -181,6 +254,8 @@ FailureOr<BuiltPlan> mlir::oneflow::buildPlan(ArrayRef<RankGraph> graphs,
                 task->set_kernel_symbol(call.getCallee().str());
                 for (Value operand : call.getOperands())
                   task->add_in_regsts(regstOf.at(operand));
+                if (failed(noteReads(call, *task)))
+                  return failure();
                 for (auto [index, result] :
                      llvm::enumerate(call.getResults())) {
                   FailureOr<pb::Regst *> regst = newRegst(
@@ -210,6 +285,8 @@ FailureOr<BuiltPlan> mlir::oneflow::buildPlan(ArrayRef<RankGraph> graphs,
                 spec->set_concat_axis(collective.getConcatAxis());
                 spec->set_tag(collective.getTag());
                 task->add_in_regsts(regstOf.at(collective.getInput()));
+                if (failed(noteReads(collective, *task)))
+                  return failure();
                 FailureOr<pb::Regst *> regst =
                     newRegst(collective.getOutput(), task->name());
                 if (failed(regst))
@@ -249,6 +326,9 @@ FailureOr<BuiltPlan> mlir::oneflow::buildPlan(ArrayRef<RankGraph> graphs,
 
   for (const RankGraph &rankGraph : graphs) {
     rank = rankGraph.rank;
+    readersOf.clear();
+    variableRegstOf.clear();
+    assigned.clear();
     if (failed(addGraph(rankGraph.graph)))
       return failure();
   }

@@ -33,9 +33,10 @@ struct OutlineKernelsPass
     OpBuilder builder(module.getContext());
     unsigned counter = 0;
     for (Operation &op : llvm::make_early_inc_range(graph.getOps())) {
-      // Constants and variables are registers, not tasks.
+      // Constants and variables are registers, assigns copies into them:
+      // not kernels.
       if (!isa<OneFlowDialect>(op.getDialect()) ||
-          isa<ConstantOp, VariableOp>(op))
+          isa<ConstantOp, VariableOp, AssignOp>(op))
         continue;
       builder.setInsertionPoint(graph);
       auto type = builder.getFunctionType(op.getOperandTypes(),

@@ -168,15 +168,32 @@ struct SbpApplyStrategyPass
     for (auto [index, nd] : llvm::enumerate(argSbps))
       graph.setArgAttr(index, sbp::SBPDialect::kNdSbpAttrName,
                        sbp::NdSbpAttr::get(context, nd));
-    // Parameters are broadcast unless a tensor-parallel rule split them.
-    graph.walk([&](VariableOp variable) {
-      NdSbp nd = broadcastNd(shape.size());
-      if (auto it = variableSbps.find(variable); it != variableSbps.end())
-        nd = it->second;
+    // Parameters are broadcast unless a tensor-parallel rule split them;
+    // optimizer state is laid out like its parameter.
+    llvm::StringMap<NdSbp> sbpOfName;
+    auto pinVariable = [&](VariableOp variable, NdSbp nd) {
       variable->setAttr(sbp::SBPDialect::kSignatureAttrName,
                         sbp::SignatureAttr::get(
                             context, {}, {sbp::NdSbpAttr::get(context, nd)}));
       variable->setAttr(sbp::SBPDialect::kPlacementAttrName, placement);
+    };
+    graph.walk([&](VariableOp variable) {
+      if (variable->hasAttr(kStateOfAttrName))
+        return;
+      NdSbp nd = broadcastNd(shape.size());
+      if (auto it = variableSbps.find(variable); it != variableSbps.end())
+        nd = it->second;
+      sbpOfName.try_emplace(variable.getVarName(), nd);
+      pinVariable(variable, nd);
+    });
+    graph.walk([&](VariableOp variable) {
+      auto of = variable->getAttrOfType<FlatSymbolRefAttr>(kStateOfAttrName);
+      if (!of)
+        return;
+      NdSbp nd = broadcastNd(shape.size());
+      if (auto it = sbpOfName.find(of.getValue()); it != sbpOfName.end())
+        nd = it->second;
+      pinVariable(variable, nd);
     });
   }
 };

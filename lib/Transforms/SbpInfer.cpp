@@ -5,7 +5,10 @@
 #include "oneflow/Dialect/SBP/BoxingCost.h"
 #include "oneflow/Transforms/Passes.h"
 
+#include "oneflow/Dialect/OneFlow/OneFlowDialect.h"
+
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/StringMap.h"
 
 namespace mlir {
 namespace oneflow {
@@ -110,6 +113,18 @@ struct SbpInferPass : public oneflow::impl::SbpInferBase<SbpInferPass> {
     if (!ruleOp)
       return op->emitOpError() << "has no SBP rule and cannot be distributed";
     NdSignature chosen;
+    // A stored value takes the layout of its variable.
+    if (auto assign = dyn_cast<AssignOp>(op)) {
+      auto it = sbpOfVariable.find(assign.getVarName());
+      if (it == sbpOfVariable.end())
+        return op->emitOpError() << "stores to @" << assign.getVarName()
+                                 << ", which the graph does not read before";
+      chosen.operands.push_back(it->second);
+      op->setAttr(sbp::SBPDialect::kSignatureAttrName,
+                  toAttr(op->getContext(), chosen));
+      op->setAttr(sbp::SBPDialect::kPlacementAttrName, placement);
+      return success();
+    }
     if (auto pinned = op->getAttrOfType<sbp::SignatureAttr>(
             sbp::SBPDialect::kSignatureAttrName)) {
       chosen = fromAttr(pinned);
@@ -127,6 +142,8 @@ struct SbpInferPass : public oneflow::impl::SbpInferBase<SbpInferPass> {
     op->setAttr(sbp::SBPDialect::kPlacementAttrName, placement);
     for (auto [result, nd] : llvm::zip(op->getResults(), chosen.results))
       sbpOf[result] = nd;
+    if (auto variable = dyn_cast<VariableOp>(op))
+      sbpOfVariable.try_emplace(variable.getVarName(), chosen.results[0]);
     return success();
   }
 
@@ -205,5 +222,6 @@ struct SbpInferPass : public oneflow::impl::SbpInferBase<SbpInferPass> {
   SmallVector<int64_t> meshShape;
   FlatSymbolRefAttr placement;
   llvm::DenseMap<Value, NdSbp> sbpOf;
+  llvm::StringMap<NdSbp> sbpOfVariable;
 };
 } // namespace

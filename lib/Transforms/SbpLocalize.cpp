@@ -117,6 +117,24 @@ private:
     return true;
   }
 
+  /// Notes on a local variable which piece of the logical variable it
+  /// holds (composed with a piece it already was, e.g. a split projection).
+  void recordPiece(VariableOp variable, RankedTensorType global,
+                   ArrayRef<int64_t> offsets) {
+    SmallVector<int64_t> logicalOffsets(offsets);
+    if (auto outer =
+            variable->getAttrOfType<DenseI64ArrayAttr>(kLogicalOffsetsAttrName))
+      for (auto [offset, base] : llvm::zip(logicalOffsets, outer.asArrayRef()))
+        offset += base;
+    else
+      variable->setAttr(kLogicalShapeAttrName,
+                        builder.getDenseI64ArrayAttr(global.getShape()));
+    if (!variable->hasAttr(kLogicalNameAttrName))
+      variable->setAttr(kLogicalNameAttrName, variable.getVarNameAttr());
+    variable->setAttr(kLogicalOffsetsAttrName,
+                      builder.getDenseI64ArrayAttr(logicalOffsets));
+  }
+
   Value zeros(Location loc, RankedTensorType type) {
     auto value = DenseElementsAttr::get(
         type, builder.getZeroAttr(type.getElementType()));
@@ -391,6 +409,8 @@ LogicalResult RankLocalizer::localizeOp(Operation &op) {
     clone->getResult(0).setType(type);
     if (auto variable = dyn_cast<VariableOp>(clone); variable && data)
       variable.setInitialValueAttr(data);
+    if (auto variable = dyn_cast<VariableOp>(clone); variable && type != global)
+      recordPiece(variable, global, localOffsets(type, nd));
     if (auto constant = dyn_cast<ConstantOp>(clone))
       constant.setValueAttr(data);
     clone->removeAttr(sbp::SBPDialect::kSignatureAttrName);

@@ -45,8 +45,15 @@ static FailureOr<SmallVector<Value>> sliceParameter(OpBuilder &builder,
         sliceElements(variable.getInitialValueAttr(), offsets, pieceType, name);
     if (failed(data))
       return failure();
-    pieces.push_back(VariableOp::create(builder, variable.getLoc(), pieceType,
-                                        builder.getStringAttr(name), *data));
+    auto piece = VariableOp::create(builder, variable.getLoc(), pieceType,
+                                    builder.getStringAttr(name), *data);
+    // Checkpoints and exports see the whole parameter.
+    piece->setAttr(kLogicalNameAttrName, variable.getVarNameAttr());
+    piece->setAttr(kLogicalShapeAttrName,
+                   builder.getDenseI64ArrayAttr(type.getShape()));
+    piece->setAttr(kLogicalOffsetsAttrName,
+                   builder.getDenseI64ArrayAttr(offsets));
+    pieces.push_back(piece);
   }
   return pieces;
 }

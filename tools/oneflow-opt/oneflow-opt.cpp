@@ -71,6 +71,45 @@ static llvm::cl::opt<bool> sbpReport(
                    "moves"),
     llvm::cl::init(false));
 
+static llvm::cl::OptionCategory trainingCategory("Training");
+static llvm::cl::opt<bool> trainOption(
+    "train",
+    llvm::cl::desc("Compile a training step: loss, backward pass and "
+                   "optimizer update"),
+    llvm::cl::init(false), llvm::cl::cat(trainingCategory));
+static llvm::cl::opt<std::string>
+    lossOption("loss", llvm::cl::desc("Training loss: cross-entropy or mse"),
+               llvm::cl::init("cross-entropy"),
+               llvm::cl::cat(trainingCategory));
+static llvm::cl::opt<std::string> labelOption(
+    "label", llvm::cl::desc("Name of the new graph input carrying the labels"),
+    llvm::cl::init("labels"), llvm::cl::cat(trainingCategory));
+static llvm::cl::opt<std::string> lossOnOption(
+    "loss-on",
+    llvm::cl::desc("The model output the loss is taken on (default: first)"),
+    llvm::cl::init(""), llvm::cl::cat(trainingCategory));
+static llvm::cl::opt<std::string>
+    optimizerOption("optimizer", llvm::cl::desc("sgd or adamw"),
+                    llvm::cl::init("sgd"), llvm::cl::cat(trainingCategory));
+static llvm::cl::opt<double> lrOption("lr", llvm::cl::desc("Learning rate"),
+                                      llvm::cl::init(0.01),
+                                      llvm::cl::cat(trainingCategory));
+static llvm::cl::opt<double> momentumOption("momentum",
+                                            llvm::cl::desc("SGD momentum"),
+                                            llvm::cl::init(0.0),
+                                            llvm::cl::cat(trainingCategory));
+static llvm::cl::opt<bool>
+    nesterovOption("nesterov", llvm::cl::desc("SGD with Nesterov momentum"),
+                   llvm::cl::init(false), llvm::cl::cat(trainingCategory));
+static llvm::cl::opt<double> weightDecayOption(
+    "weight-decay",
+    llvm::cl::desc("Weight decay (default: 0 for sgd, 0.01 for adamw)"),
+    llvm::cl::init(-1.0), llvm::cl::cat(trainingCategory));
+static llvm::cl::list<std::string>
+    freezeOption("freeze",
+                 llvm::cl::desc("Parameters not to train (comma-separated)"),
+                 llvm::cl::CommaSeparated, llvm::cl::cat(trainingCategory));
+
 /// Parses --mesh (`4`, `2x2`); an error message when invalid.
 static std::string parseMesh(llvm::StringRef spec,
                              SmallVectorImpl<int64_t> &shape) {
@@ -88,8 +127,36 @@ static std::string parseMesh(llvm::StringRef spec,
   return "";
 }
 
-/// Adds the SBP distribution passes for --mesh, if given.
-static LogicalResult addDistributionPasses(PassManager &pm) {
+/// Adds the loss, backward pass and optimizer for --train.
+static void addTrainingPasses(PassManager &pm) {
+  oneflow::AddLossOptions loss;
+  loss.loss = lossOption;
+  loss.label = labelOption;
+  loss.lossOn = lossOnOption;
+  pm.addPass(oneflow::createAddLoss(loss));
+  oneflow::AutodiffOptions autodiff;
+  autodiff.freeze.assign(freezeOption.begin(), freezeOption.end());
+  pm.addPass(oneflow::createAutodiff(autodiff));
+  oneflow::OptimizerOptions optimizer;
+  optimizer.optimizer = optimizerOption;
+  optimizer.lr = lrOption;
+  optimizer.momentum = momentumOption;
+  optimizer.nesterov = nesterovOption;
+  optimizer.weightDecay = weightDecayOption;
+  pm.addPass(oneflow::createOptimizer(optimizer));
+  // Drops the forward outputs the loss made dead.
+  pm.addPass(createCanonicalizerPass());
+}
+
+/// Adds the passes from the imported graph to the distributed one:
+/// training (--train), then SBP distribution (--mesh).
+static LogicalResult addCompilePasses(PassManager &pm) {
+  pm.addPass(createCanonicalizerPass());
+  // Separate Q, K and V projections let tensor parallelism split heads.
+  if (!meshOption.empty() && StringRef(strategyOption).contains("tensor"))
+    pm.addPass(oneflow::createSplitFusedProjections());
+  if (trainOption)
+    addTrainingPasses(pm);
   if (meshOption.empty())
     return success();
   SmallVector<int64_t> shape;
@@ -107,9 +174,6 @@ static LogicalResult addDistributionPasses(PassManager &pm) {
   options.meshShape = shape;
   options.strategy = strategyOption;
   options.device = deviceOption;
-  // Separate Q, K and V projections let tensor parallelism split heads.
-  if (StringRef(strategyOption).contains("tensor"))
-    pm.addPass(oneflow::createSplitFusedProjections());
   pm.addPass(oneflow::createSbpApplyStrategy(options));
   pm.addPass(oneflow::createSbpInfer());
   pm.addPass(oneflow::createSbpInsertBoxing());
@@ -145,8 +209,8 @@ static OwningOpRef<ModuleOp> loadModule(llvm::StringRef input,
   return parseSourceFile<ModuleOp>(input, sourceMgr, &context);
 }
 
-/// --mesh without --emit: distribute the graph and print it (and the
-/// report with --sbp-report).
+/// --mesh or --train without --emit: build the training graph and/or
+/// distribute it, and print it (and the report with --sbp-report).
 static int distribute(llvm::StringRef input, llvm::StringRef output,
                       DialectRegistry &registry) {
   MLIRContext context(registry);
@@ -156,8 +220,7 @@ static int distribute(llvm::StringRef input, llvm::StringRef output,
   if (!module)
     return 1;
   PassManager pm(&context);
-  pm.addPass(createCanonicalizerPass());
-  if (failed(addDistributionPasses(pm)) || failed(pm.run(*module)))
+  if (failed(addCompilePasses(pm)) || failed(pm.run(*module)))
     return 1;
   std::string error;
   std::unique_ptr<llvm::ToolOutputFile> file = openOutputFile(output, &error);
@@ -191,9 +254,8 @@ static int compileToPlan(llvm::StringRef input, llvm::StringRef outputDir,
   if (!module)
     return 1;
   PassManager pm(&context);
-  pm.addPass(createCanonicalizerPass());
   // With --mesh: distribute, then one local program per rank.
-  if (failed(addDistributionPasses(pm)))
+  if (failed(addCompilePasses(pm)))
     return 1;
   // A graph placed by hand (sbp.placement on @main) is distributed from its
   // pinned SBPs and casts, then localized too.
@@ -211,6 +273,8 @@ static int compileToPlan(llvm::StringRef input, llvm::StringRef outputDir,
     return 1;
   oneflow::EmitPlanOptions options;
   options.outputDir = outputDir.str();
+  if (input.ends_with(".onnx"))
+    options.sourceModel = input.str();
   return failed(oneflow::emitPlan(*module, options)) ? 1 : 0;
 }
 
@@ -273,7 +337,7 @@ int main(int argc, char **argv) {
     }
     return compileToPlan(inputFilename, outputFilename, registry);
   }
-  if (!meshOption.empty())
+  if (!meshOption.empty() || trainOption)
     return distribute(inputFilename, outputFilename, registry);
 
   std::unique_ptr<llvm::MemoryBuffer> input;

@@ -20,6 +20,9 @@ namespace oneflow {
 struct EmitPlanOptions {
   /// The directory written (created if needed).
   std::string outputDir;
+  /// The ONNX model the module was imported from (copied into the plan for
+  /// exporting trained weights); empty when not from ONNX.
+  std::string sourceModel;
 };
 
 /// Outlines the kernels of @main (when not done yet), compiles them and writes

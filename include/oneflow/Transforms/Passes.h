@@ -14,6 +14,27 @@ namespace oneflow {
 /// The unit attribute that marks outlined kernel functions.
 constexpr llvm::StringLiteral kKernelAttrName = "oneflow.kernel";
 
+// Training attributes.
+/// Module: the name of the graph output that holds the loss.
+constexpr llvm::StringLiteral kLossOutputAttrName = "oneflow.loss_output";
+/// Module: the global batch size of a training graph.
+constexpr llvm::StringLiteral kBatchSizeAttrName = "oneflow.batch_size";
+/// @main result: the variable (symbol) or argument (index) it is the
+/// gradient of.
+constexpr llvm::StringLiteral kGradientOfAttrName = "oneflow.gradient_of";
+/// Variable: updated by the optimizer.
+constexpr llvm::StringLiteral kTrainableAttrName = "oneflow.trainable";
+/// Variable: optimizer state of the named parameter (same layout).
+constexpr llvm::StringLiteral kStateOfAttrName = "oneflow.state_of";
+/// Variable: the logical variable it is a piece of (name, shape and the
+/// offsets of the piece); absent when it is the whole of itself.
+constexpr llvm::StringLiteral kLogicalNameAttrName = "oneflow.logical_name";
+constexpr llvm::StringLiteral kLogicalShapeAttrName = "oneflow.logical_shape";
+constexpr llvm::StringLiteral kLogicalOffsetsAttrName =
+    "oneflow.logical_offsets";
+/// Graph argument/result names (as in the ONNX model).
+constexpr llvm::StringLiteral kIONameAttrName = "onnx.name";
+
 #define GEN_PASS_DECL
 #include "oneflow/Transforms/Passes.h.inc"
 

@@ -126,4 +126,93 @@ def SplitFusedProjections : Pass<"oneflow-split-fused-projections", "ModuleOp"> 
   let dependentDialects = ["::mlir::oneflow::OneFlowDialect"];
 }
 
+//===----------------------------------------------------------------------===//
+// Training
+//===----------------------------------------------------------------------===//
+
+def AddLoss : Pass<"oneflow-add-loss", "ModuleOp"> {
+  let summary = "Make @main return the training loss of one of its outputs";
+  let description = [{
+    Adds a graph input named `label` carrying the labels and makes @main
+    return one scalar, the loss of output `loss-on` (the first output when
+    empty) against the labels; the other outputs are dropped.
+
+    - `cross-entropy`: the output holds logits `[..., C]` (floating point),
+      the labels are int64 class indices `[...]`; the loss is the mean of
+      the per-position cross-entropies (PyTorch's `F.cross_entropy` on
+      flattened logits).
+    - `mse`: the labels have the output's type; the loss is the mean of the
+      squared differences.
+
+    The loss is named `loss` (the `oneflow.loss_output` module attribute) and
+    the labels' first dimension is recorded as `oneflow.batch_size`.
+  }];
+  let options = [
+    Option<"loss", "loss", "std::string", /*default=*/"\"cross-entropy\"",
+           "cross-entropy or mse">,
+    Option<"label", "label", "std::string", /*default=*/"\"labels\"",
+           "Name of the new graph input that carries the labels">,
+    Option<"lossOn", "loss-on", "std::string", /*default=*/"\"\"",
+           "The output the loss is taken on (default: the first)">,
+  ];
+}
+
+def Autodiff : Pass<"oneflow-autodiff", "ModuleOp"> {
+  let summary = "Reverse-mode differentiation of @main's first result";
+  let description = [{
+    @main's first result must be a scalar loss. Every op between the
+    sources and the loss is differentiated through its GradientOpInterface
+    rule, in reverse program order; gradients of values used several times
+    are summed. The gradients are appended as results of @main, each marked
+    with `oneflow.gradient_of` (the variable's symbol, or the argument's
+    index) and named `grad_<name>`:
+
+    - `wrt=variables` (training): every floating-point `oneflow.variable`
+      not listed in `freeze`; variables that get a gradient are marked
+      `oneflow.trainable`. Reads of one variable are merged first.
+    - `wrt=arguments` (gradient checks): every floating-point argument.
+
+    Ops on the path without a rule are all reported, each at its location.
+  }];
+  let options = [
+    Option<"wrt", "wrt", "std::string", /*default=*/"\"variables\"",
+           "Differentiate with respect to 'variables' or 'arguments'">,
+    ListOption<"freeze", "freeze", "std::string",
+               "Variables that are not trained">,
+  ];
+}
+
+def Optimizer : Pass<"oneflow-optimizer", "ModuleOp"> {
+  let summary = "Turn @main's variable gradients into optimizer updates";
+  let description = [{
+    Consumes the results that `oneflow-autodiff` appended: for each variable
+    gradient, builds the update and `oneflow.assign`s the new value (and the
+    new optimizer state) to the variables, then removes the gradient
+    results. Optimizer state lives in variables named `<param>.<state>`
+    (zeros initially, marked `oneflow.state_of`) and `optimizer.step`.
+
+    - `sgd`: `w -= lr * g`, with PyTorch's momentum (buffer `momentum_buffer`,
+      `nesterov`) and L2 `weight-decay` (added to the gradient).
+    - `adamw`: PyTorch's AdamW (states `exp_avg`, `exp_avg_sq`; decoupled
+      weight decay; bias corrections from the step count).
+
+    A negative `weight-decay` means the optimizer's default (0 for sgd,
+    0.01 for adamw).
+  }];
+  let options = [
+    Option<"optimizer", "optimizer", "std::string", /*default=*/"\"sgd\"",
+           "sgd or adamw">,
+    Option<"lr", "lr", "double", /*default=*/"0.01", "Learning rate">,
+    Option<"momentum", "momentum", "double", /*default=*/"0.0",
+           "SGD momentum">,
+    Option<"nesterov", "nesterov", "bool", /*default=*/"false",
+           "SGD with Nesterov momentum">,
+    Option<"weightDecay", "weight-decay", "double", /*default=*/"-1.0",
+           "Weight decay (negative: the optimizer's default)">,
+    Option<"beta1", "beta1", "double", /*default=*/"0.9", "AdamW beta1">,
+    Option<"beta2", "beta2", "double", /*default=*/"0.999", "AdamW beta2">,
+    Option<"epsilon", "eps", "double", /*default=*/"1e-8", "AdamW epsilon">,
+  ];
+}
+
 #endif // ONEFLOW_TRANSFORMS_PASSES_TD

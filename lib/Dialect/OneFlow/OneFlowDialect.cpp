@@ -13,6 +13,8 @@ using namespace mlir::oneflow;
 
 #include "oneflow/Dialect/OneFlow/OneFlowEnums.cpp.inc"
 
+#include "oneflow/Dialect/OneFlow/OneFlowInterfaces.cpp.inc"
+
 #define GET_ATTRDEF_CLASSES
 #include "oneflow/Dialect/OneFlow/OneFlowAttrs.cpp.inc"
 
@@ -25,6 +27,7 @@ void OneFlowDialect::initialize() {
 #define GET_OP_LIST
 #include "oneflow/Dialect/OneFlow/OneFlowOps.cpp.inc"
       >();
+  attachGradientInterfaces(getContext());
 }
 
 Operation *OneFlowDialect::materializeConstant(OpBuilder &builder,

@@ -91,6 +91,15 @@ OpFoldResult foldReshapeOfConstant(Attribute input, Type resultType);
 } // namespace oneflow
 } // namespace mlir
 
+#include "oneflow/Dialect/OneFlow/OneFlowInterfaces.h.inc"
+
+namespace mlir {
+namespace oneflow {
+/// Attaches the gradient rules (OneFlowGradients.cpp) to the ops.
+void attachGradientInterfaces(MLIRContext *context);
+} // namespace oneflow
+} // namespace mlir
+
 #define GET_OP_CLASSES
 #include "oneflow/Dialect/OneFlow/OneFlowOps.h.inc"
 

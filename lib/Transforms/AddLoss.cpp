@@ -1,0 +1,150 @@
+//===- AddLoss.cpp - The training loss of a model output ------------------===//
+//
+// Turns a model's graph into the forward half of a training step: a new
+// input carries the labels, and @main returns the mean loss of one output.
+//
+//===----------------------------------------------------------------------===//
+
+#include "oneflow/Dialect/OneFlow/OneFlowDialect.h"
+#include "oneflow/Transforms/Passes.h"
+
+#include "mlir/IR/Builders.h"
+
+namespace mlir {
+namespace oneflow {
+#define GEN_PASS_DEF_ADDLOSS
+#include "oneflow/Transforms/Passes.h.inc"
+} // namespace oneflow
+} // namespace mlir
+
+using namespace mlir;
+using namespace mlir::oneflow;
+
+namespace {
+std::string ioName(DictionaryAttr attrs, StringRef fallback) {
+  if (attrs)
+    if (auto name = attrs.getAs<StringAttr>(kIONameAttrName))
+      return name.str();
+  return fallback.str();
+}
+
+struct AddLossPass : public oneflow::impl::AddLossBase<AddLossPass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    auto graph = module.lookupSymbol<func::FuncOp>("main");
+    if (!graph) {
+      module.emitError() << "no @main graph to train";
+      return signalPassFailure();
+    }
+    if (loss != "cross-entropy" && loss != "mse") {
+      module.emitError() << "unknown loss '" << loss
+                         << "' (expected cross-entropy or mse)";
+      return signalPassFailure();
+    }
+    if (label.empty()) {
+      module.emitError() << "the label input needs a name";
+      return signalPassFailure();
+    }
+
+    // The output the loss is taken on.
+    std::optional<unsigned> index;
+    std::string names;
+    for (unsigned i = 0; i < graph.getNumResults(); ++i) {
+      std::string name =
+          ioName(graph.getResultAttrDict(i), "output" + std::to_string(i));
+      names += (i ? ", " : "") + name;
+      if ((lossOn.empty() && i == 0) || name == lossOn)
+        index = i;
+    }
+    if (!index) {
+      graph.emitError() << (graph.getNumResults() == 0
+                                ? "the graph has no output to take a loss on"
+                                : "no output named '" + lossOn +
+                                      "' to take the loss on (outputs: " +
+                                      names + ")");
+      return signalPassFailure();
+    }
+    for (unsigned i = 0; i < graph.getNumArguments(); ++i)
+      if (ioName(graph.getArgAttrDict(i), "input" + std::to_string(i)) ==
+          label) {
+        graph.emitError() << "the label input '" << label
+                          << "' has the name of an existing input; choose "
+                             "another with --label";
+        return signalPassFailure();
+      }
+
+    auto ret = cast<func::ReturnOp>(graph.getBody().front().getTerminator());
+    Value output = ret.getOperand(*index);
+    auto outputType = cast<RankedTensorType>(output.getType());
+    std::string outputName = ioName(graph.getResultAttrDict(*index),
+                                    "output" + std::to_string(*index));
+    if (!isa<FloatType>(outputType.getElementType())) {
+      graph.emitError() << "output '" << outputName << "' of type "
+                        << outputType
+                        << " is not floating point: no loss can be taken on it";
+      return signalPassFailure();
+    }
+    RankedTensorType labelType = outputType;
+    if (loss == "cross-entropy") {
+      if (outputType.getRank() < 1) {
+        graph.emitError() << "cross-entropy needs logits [..., C], but output '"
+                          << outputName << "' is a scalar";
+        return signalPassFailure();
+      }
+      labelType = RankedTensorType::get(outputType.getShape().drop_back(),
+                                        IntegerType::get(&getContext(), 64));
+    }
+
+    // The label input, after the model's inputs.
+    MLIRContext *context = &getContext();
+    Location loc = NameLoc::get(StringAttr::get(context, "loss"));
+    unsigned labelIndex = graph.getNumArguments();
+    if (failed(graph.insertArgument(
+            labelIndex, labelType,
+            DictionaryAttr::get(
+                context,
+                {NamedAttribute(StringAttr::get(context, kIONameAttrName),
+                                StringAttr::get(context, label))}),
+            loc))) {
+      graph.emitError() << "cannot add the label input";
+      return signalPassFailure();
+    }
+    Value labels = graph.getArgument(labelIndex);
+
+    OpBuilder builder(ret);
+    Value perPosition;
+    if (loss == "cross-entropy")
+      perPosition = SoftmaxCrossEntropyOp::create(
+          builder, loc, output, labels,
+          LossReductionAttr::get(context, LossReduction::None), IntegerAttr());
+    else
+      perPosition = MseLossOp::create(
+          builder, loc, output, labels,
+          LossReductionAttr::get(context, LossReduction::None));
+    auto perType = cast<RankedTensorType>(perPosition.getType());
+    // The mean as an explicit reduction: distributed, it is rescaled like
+    // any mean over a split axis.
+    Value value = perPosition;
+    if (perType.getRank() > 0)
+      value = ReduceMeanOp::create(
+          builder, loc, perPosition,
+          llvm::to_vector(llvm::seq<int64_t>(0, perType.getRank())),
+          /*keepdims=*/false);
+
+    // The loss is the only result.
+    func::ReturnOp::create(builder, ret.getLoc(), ValueRange{value});
+    ret.erase();
+    graph.setType(FunctionType::get(context, graph.getArgumentTypes(),
+                                    {value.getType()}));
+    graph.setAllResultAttrs(ArrayRef<DictionaryAttr>{DictionaryAttr::get(
+        context, {NamedAttribute(StringAttr::get(context, kIONameAttrName),
+                                 StringAttr::get(context, "loss"))})});
+    module->setAttr(kLossOutputAttrName, StringAttr::get(context, "loss"));
+    if (labelType.getRank() > 0)
+      module->setAttr(kBatchSizeAttrName,
+                      builder.getI64IntegerAttr(labelType.getDimSize(0)));
+  }
+};
+} // namespace
