@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 
 namespace oneflow {
 namespace runtime {
@@ -345,6 +346,11 @@ std::string jsonNumber(double value, bool singlePrecision) {
                         : std::strtod(text, nullptr) == value)
       break;
   }
+  // "30", not "3e+01": plain digits up to 1e16.
+  for (int precision = 2;
+       std::strstr(text, "e+") && std::fabs(value) < 1e16 && precision <= 17;
+       ++precision)
+    std::snprintf(text, sizeof(text), "%.*g", precision, value);
   return text;
 }
 

@@ -60,6 +60,8 @@ double secondsSince(std::chrono::steady_clock::time_point start) {
 }
 
 std::string formatBytes(int64_t bytes) {
+  if (bytes < 1000000)
+    return std::to_string(bytes) + " bytes";
   char text[32];
   std::snprintf(text, sizeof(text), "%.1f MB", double(bytes) / 1e6);
   return text;

@@ -54,6 +54,10 @@ TEST(Json, ParsesWhatTheRuntimeWrites) {
   }
   EXPECT_EQ(jsonNumber(0.1), "0.1");
   EXPECT_EQ(jsonNumber(3), "3");
+  EXPECT_EQ(jsonNumber(30), "30");
+  EXPECT_EQ(jsonNumber(1234567), "1234567");
+  EXPECT_EQ(jsonNumber(1e20), "1e+20");
+  EXPECT_EQ(jsonNumber(1e-7), "1e-07");
   EXPECT_EQ(jsonNumber(double(0.1f)), "0.10000000149011612");
   EXPECT_EQ(jsonNumber(double(0.1f), /*singlePrecision=*/true), "0.1");
   EXPECT_EQ(jsonNumber(std::nan("")), "null");
