@@ -221,7 +221,9 @@ def make_plan(out):
 def make_multirank(out):
     """w f32[2,4]: rank r holds columns [2r, 2r+2) (a [2,2] piece); b f32[4]
     is replicated on both ranks; every rank adds the full x batch [2,2] to
-    its piece. The loss (on rank 0) is the sum of rank 0's updated piece."""
+    its piece. The loss (on rank 0) is the sum of rank 0's updated piece.
+    Rank 0 also sends its piece to rank 1 every step (ASSIGN waits for the
+    SEND)."""
     p = Plan(2)
     w_full = np.arange(8, dtype=np.float32).reshape(2, 4)
     pieces, xs, updated = [], [], []
@@ -232,13 +234,24 @@ def make_multirank(out):
         xs.append(p.regst(f"x r{rank}", [2, 2], rank, slots=2))
         updated.append(p.regst(f"updated r{rank}", [2, 2], rank))
     loss = p.regst("loss", [], 0)
+    received = p.regst("w r0 on r1", [2, 2], 1)
     for rank in range(2):
         p.io("INPUT", "x", xs[rank], [2, 2], rank)
         p.kernel(f"w + x r{rank}", "test_add_f32", [pieces[rank], xs[rank]],
                  [updated[rank]], rank)
+        waits = []
         if rank == 0:
             p.kernel("loss", "test_sum_f32", [updated[0]], [loss], 0)
-        p.assign(f"assign w r{rank}", updated[rank], pieces[rank], rank)
+            # Rank 0 also sends its piece to rank 1 (which drops it): the
+            # ASSIGN may overwrite the piece only once the send completed.
+            waits.append(p.task("COLLECTIVE", "send w r0", 0, "comm", [pieces[0]],
+                                extra="collective { kind: SEND group: 0 group: "
+                                      "1 peer: 1 tag: 0 }"))
+        else:
+            p.task("COLLECTIVE", "recv w r0", 1, "comm", outs=[received],
+                   extra="collective { kind: RECV group: 0 group: 1 peer: 0 "
+                         "tag: 0 }")
+        p.assign(f"assign w r{rank}", updated[rank], pieces[rank], rank, waits)
     p.io("OUTPUT", "loss", loss, [])
     p.write(out, 'loss_output: "loss"\nbatch_size: 2\n')
     data = os.path.join(out, "data")
