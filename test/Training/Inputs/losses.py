@@ -1,0 +1,99 @@
+"""Training-test helpers.
+
+  losses.py flatten BATCHES.npy OUT.npy        [S, B, ...] -> [S*B, ...]
+  losses.py compare METRICS.jsonl REF [--rtol R] [--steps N] [--offset K]
+      REF is a .npy of losses or another metrics .jsonl; compares the first
+      N losses (all of REF by default), METRICS' step numbers starting at K.
+  losses.py same-weights DIR_A DIR_B [--rtol R]
+      Two checkpoint directories hold the same tensors (names, shapes, and
+      values within R times each tensor's largest magnitude; default exact).
+"""
+import json
+import os
+import sys
+
+import numpy as np
+
+
+def read_losses(path):
+    if path.endswith(".npy"):
+        return np.load(path).astype(np.float64), None
+    steps, losses = [], []
+    with open(path) as f:
+        for line in f:
+            record = json.loads(line)
+            steps.append(record["step"])
+            losses.append(record["loss"])
+    return np.array(losses, dtype=np.float64), steps
+
+
+def option(args, name, default, kind):
+    if name in args:
+        i = args.index(name)
+        value = kind(args[i + 1])
+        del args[i:i + 2]
+        return value
+    return default
+
+
+def compare(args):
+    rtol = option(args, "--rtol", 1e-4, float)
+    steps = option(args, "--steps", None, int)
+    offset = option(args, "--offset", 0, int)
+    got, got_steps = read_losses(args[0])
+    want, _ = read_losses(args[1])
+    n = steps if steps is not None else len(want)
+    if len(got) < n or len(want) < n:
+        sys.exit(f"error: need {n} losses, got {len(got)} and {len(want)}")
+    if got_steps is not None and got_steps[:n] != list(range(offset, offset + n)):
+        sys.exit(f"error: steps {got_steps[:n]} are not {offset}..{offset + n - 1}")
+    got, want = got[:n], want[:n]
+    rel = np.abs(got - want) / np.maximum(np.abs(want), 1e-12)
+    worst = int(np.argmax(rel))
+    if not np.all(np.isfinite(got)) or rel[worst] > rtol:
+        sys.exit(f"error: loss of step {worst} is {got[worst]!r}, expected "
+                 f"{want[worst]!r} (relative difference {rel[worst]:.3g} > {rtol})")
+    print(f"losses match: {n} steps, max relative difference {rel.max():.2g}")
+
+
+def same_weights(args):
+    rtol = option(args, "--rtol", 0.0, float)
+    a, b = args
+    ma = json.load(open(os.path.join(a, "manifest.json")))
+    mb = json.load(open(os.path.join(b, "manifest.json")))
+    def tensors(manifest):
+        entries = manifest["variables"] if "variables" in manifest else manifest["tensors"]
+        return {e["name"]: e for e in entries}
+    ta, tb = tensors(ma), tensors(mb)
+    if sorted(ta) != sorted(tb):
+        sys.exit(f"error: different variables: {sorted(set(ta) ^ set(tb))}")
+    worst = 0.0
+    for name, entry in ta.items():
+        x = np.load(os.path.join(a, entry["file"])).astype(np.float64)
+        y = np.load(os.path.join(b, tb[name]["file"])).astype(np.float64)
+        if x.shape != y.shape:
+            sys.exit(f"error: {name}: shapes {x.shape} and {y.shape}")
+        # Relative to the tensor's scale: elements near zero carry no weight.
+        scale = max(float(np.max(np.abs(y))), 1e-6) if y.size else 1.0
+        diff = float(np.max(np.abs(x - y))) / scale if x.size else 0.0
+        worst = max(worst, diff)
+        if diff > rtol:
+            sys.exit(f"error: {name} differs (max relative difference {diff:.3g})")
+    print(f"same weights: {len(ta)} variables, max relative difference {worst:.2g}")
+
+
+def main():
+    command, args = sys.argv[1], sys.argv[2:]
+    if command == "flatten":
+        x = np.load(args[0])
+        np.save(args[1], x.reshape((-1,) + x.shape[2:]))
+    elif command == "compare":
+        compare(args)
+    elif command == "same-weights":
+        same_weights(args)
+    else:
+        sys.exit(f"unknown command {command}")
+
+
+if __name__ == "__main__":
+    main()
