@@ -149,8 +149,16 @@ void Engine::runThread(StreamThread &thread) {
 int Engine::progressSends(StreamThread &thread, bool wait) {
   int completed = 0;
   auto &sends = thread.sends;
+  // A SEND's sends complete in step order as far as its waiters can tell:
+  // one that finished before an earlier one of the same SEND waits.
+  std::vector<int> unfinished;
   for (size_t i = 0; i < sends.size();) {
     StreamThread::PendingSend &pending = sends[i];
+    if (std::find(unfinished.begin(), unfinished.end(), pending.actor) !=
+        unfinished.end()) {
+      ++i;
+      continue;
+    }
     bool done = false;
     Status status = testRequests(pending.requests, wait, done);
     if (!status.ok()) {
@@ -159,6 +167,7 @@ int Engine::progressSends(StreamThread &thread, bool wait) {
       return completed;
     }
     if (!done) {
+      unfinished.push_back(pending.actor);
       ++i;
       continue;
     }
