@@ -254,6 +254,7 @@ struct ConvertOneFlowToLinalgPass
     populateLinalgPatterns(patterns);
     populateReductionPatterns(patterns);
     populateDataMovementPatterns(patterns);
+    populateGradientPatterns(patterns);
     if (failed(applyPartialConversion(getOperation(), target,
                                       std::move(patterns))))
       signalPassFailure();

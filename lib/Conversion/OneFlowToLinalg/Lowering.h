@@ -57,6 +57,7 @@ void populateElementwisePatterns(RewritePatternSet &patterns);
 void populateLinalgPatterns(RewritePatternSet &patterns);
 void populateReductionPatterns(RewritePatternSet &patterns);
 void populateDataMovementPatterns(RewritePatternSet &patterns);
+void populateGradientPatterns(RewritePatternSet &patterns);
 
 } // namespace lowering
 } // namespace oneflow

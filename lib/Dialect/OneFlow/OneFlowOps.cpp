@@ -1,6 +1,7 @@
 //===- OneFlowOps.cpp - oneflow op verification and shape inference -------===//
 
 #include "oneflow/Dialect/OneFlow/OneFlowDialect.h"
+#include "oneflow/Dialect/OneFlow/OneFlowShapes.h"
 
 #include "mlir/Dialect/Traits.h"
 #include "mlir/IR/Builders.h"
@@ -24,6 +25,19 @@ using namespace mlir::oneflow;
 
 static RankedTensorType tensorTypeOf(Value value) {
   return cast<RankedTensorType>(value.getType());
+}
+
+/// Reports an error through `emitError` (see OneFlowShapes.h).
+template <typename... Args>
+static LogicalResult fail(EmitErrorFn emitError, Args &&...args) {
+  return emitError().append(std::forward<Args>(args)...);
+}
+
+/// The emitter of inferReturnTypes: at `location`, or silent without one.
+static auto emitterAt(std::optional<Location> location) {
+  return [location]() {
+    return location ? mlir::emitError(*location) : InFlightDiagnostic();
+  };
 }
 
 LogicalResult mlir::oneflow::verifyAxis(Operation *op, int64_t axis,
@@ -88,17 +102,22 @@ LogicalResult mlir::oneflow::inferReductionType(
 }
 
 /// Parses a fixed-size attribute list, checking its length and lower bound.
+static LogicalResult checkList(EmitErrorFn emitError, ArrayRef<int64_t> values,
+                               size_t size, int64_t minValue, StringRef what) {
+  if (values.size() != size)
+    return fail(emitError, "'", what, "' must have ", size, " entries, got ",
+                values.size());
+  for (int64_t value : values)
+    if (value < minValue)
+      return fail(emitError, "'", what, "' entries must be >= ", minValue,
+                  ", got ", value);
+  return success();
+}
 static LogicalResult checkList(std::optional<Location> location,
                                ArrayRef<int64_t> values, size_t size,
                                int64_t minValue, StringRef what) {
-  if (values.size() != size)
-    return emitOptionalError(location, "'", what, "' must have ", size,
-                             " entries, got ", values.size());
-  for (int64_t value : values)
-    if (value < minValue)
-      return emitOptionalError(location, "'", what, "' entries must be >= ",
-                               minValue, ", got ", value);
-  return success();
+  auto emitError = emitterAt(location);
+  return checkList(emitError, values, size, minValue, what);
 }
 
 /// The product of `sizes`, or nullopt when it overflows int64_t (such a shape
@@ -242,16 +261,16 @@ windowOutputSize(int64_t size, int64_t padBegin, int64_t padEnd,
 /// Checks a 2-D window configuration on an NCHW input and computes the
 /// output spatial sizes.
 static LogicalResult
-inferWindowSizes(std::optional<Location> location, RankedTensorType x,
+inferWindowSizes(EmitErrorFn emitError, RankedTensorType x,
                  ArrayRef<int64_t> kernel, ArrayRef<int64_t> strides,
                  ArrayRef<int64_t> pads, ArrayRef<int64_t> dilations,
                  bool ceilMode, int64_t &outH, int64_t &outW) {
   if (x.getRank() != 4)
-    return emitOptionalError(location, "expected an NCHW input, got ", x);
-  if (failed(checkList(location, kernel, 2, 1, "kernel")) ||
-      failed(checkList(location, strides, 2, 1, "strides")) ||
-      failed(checkList(location, pads, 4, 0, "pads")) ||
-      failed(checkList(location, dilations, 2, 1, "dilations")))
+    return fail(emitError, "expected an NCHW input, got ", x);
+  if (failed(checkList(emitError, kernel, 2, 1, "kernel")) ||
+      failed(checkList(emitError, strides, 2, 1, "strides")) ||
+      failed(checkList(emitError, pads, 4, 0, "pads")) ||
+      failed(checkList(emitError, dilations, 2, 1, "dilations")))
     return failure();
   std::optional<int64_t> h =
       windowOutputSize(x.getDimSize(2), pads[0], pads[2], kernel[0],
@@ -260,12 +279,38 @@ inferWindowSizes(std::optional<Location> location, RankedTensorType x,
       windowOutputSize(x.getDimSize(3), pads[1], pads[3], kernel[1],
                        strides[1], dilations[1], ceilMode);
   if (!h || !w)
-    return emitOptionalError(location, "window sizes overflow on input ", x);
+    return fail(emitError, "window sizes overflow on input ", x);
   outH = *h;
   outW = *w;
   if (outH <= 0 || outW <= 0)
-    return emitOptionalError(location, "window of ", kernel[0], "x",
-                             kernel[1], " does not fit the input ", x);
+    return fail(emitError, "window of ", kernel[0], "x", kernel[1],
+                " does not fit the input ", x);
+  return success();
+}
+
+LogicalResult
+mlir::oneflow::inferConv2DShape(EmitErrorFn emitError, RankedTensorType x,
+                                RankedTensorType w, ArrayRef<int64_t> strides,
+                                ArrayRef<int64_t> pads,
+                                ArrayRef<int64_t> dilations, int64_t groups,
+                                SmallVectorImpl<int64_t> &shape) {
+  if (w.getRank() != 4)
+    return fail(emitError, "conv2d weight must be 4-D (OIHW)");
+  int64_t outChannels = w.getDimSize(0);
+  if (groups < 1 || outChannels % groups != 0)
+    return fail(emitError, "groups (", groups,
+                ") must divide the output channels (", outChannels, ")");
+  int64_t outH, outW;
+  if (failed(inferWindowSizes(emitError, x, w.getShape().drop_front(2), strides,
+                              pads, dilations, false, outH, outW)))
+    return failure();
+  // Compared by division: w.getDimSize(1) * groups may overflow.
+  if (x.getDimSize(1) % groups != 0 ||
+      x.getDimSize(1) / groups != w.getDimSize(1))
+    return fail(emitError, "input has ", x.getDimSize(1),
+                " channels but weight expects ", w.getDimSize(1),
+                " per group (", groups, " groups)");
+  shape.assign({x.getDimSize(0), outChannels, outH, outW});
   return success();
 }
 
@@ -275,26 +320,13 @@ LogicalResult Conv2DOp::inferReturnTypes(MLIRContext *,
                                          SmallVectorImpl<Type> &inferred) {
   auto x = tensorTypeOf(adaptor.getX());
   auto w = tensorTypeOf(adaptor.getWeight());
-  if (w.getRank() != 4)
-    return emitOptionalError(location, "conv2d weight must be 4-D (OIHW)");
-  int64_t groups = adaptor.getGroups();
-  int64_t outChannels = w.getDimSize(0);
-  if (groups < 1 || outChannels % groups != 0)
-    return emitOptionalError(location, "groups (", groups,
-                             ") must divide the output channels (",
-                             outChannels, ")");
-  int64_t outH, outW;
-  if (failed(inferWindowSizes(location, x, w.getShape().drop_front(2),
-                              adaptor.getStrides(), adaptor.getPads(),
-                              adaptor.getDilations(), false, outH, outW)))
+  SmallVector<int64_t> shape;
+  auto emitError = emitterAt(location);
+  if (failed(inferConv2DShape(emitError, x, w, adaptor.getStrides(),
+                              adaptor.getPads(), adaptor.getDilations(),
+                              adaptor.getGroups(), shape)))
     return failure();
-  // Compared by division: w.getDimSize(1) * groups may overflow.
-  if (x.getDimSize(1) % groups != 0 ||
-      x.getDimSize(1) / groups != w.getDimSize(1))
-    return emitOptionalError(location, "input has ", x.getDimSize(1),
-                             " channels but weight expects ",
-                             w.getDimSize(1), " per group (", groups,
-                             " groups)");
+  int64_t outChannels = shape[1];
   if (Value bias = adaptor.getBias()) {
     // ODS cannot constrain the optional bias, so its element type is
     // checked here: it is added to the result.
@@ -305,8 +337,7 @@ LogicalResult Conv2DOp::inferReturnTypes(MLIRContext *,
                                outChannels, "] of ", x.getElementType(),
                                ", got ", biasType);
   }
-  inferred.push_back(RankedTensorType::get(
-      {x.getDimSize(0), outChannels, outH, outW}, x.getElementType()));
+  inferred.push_back(RankedTensorType::get(shape, x.getElementType()));
   return success();
 }
 
@@ -314,19 +345,32 @@ LogicalResult Conv2DOp::inferReturnTypes(MLIRContext *,
 // Pooling and normalization
 //===----------------------------------------------------------------------===//
 
+LogicalResult mlir::oneflow::inferPool2DShape(
+    EmitErrorFn emitError, RankedTensorType x, ArrayRef<int64_t> kernel,
+    ArrayRef<int64_t> strides, ArrayRef<int64_t> pads,
+    ArrayRef<int64_t> dilations, bool ceilMode,
+    SmallVectorImpl<int64_t> &shape) {
+  int64_t outH, outW;
+  if (failed(inferWindowSizes(emitError, x, kernel, strides, pads, dilations,
+                              ceilMode, outH, outW)))
+    return failure();
+  shape.assign({x.getDimSize(0), x.getDimSize(1), outH, outW});
+  return success();
+}
+
 LogicalResult MaxPool2DOp::inferReturnTypes(MLIRContext *,
                                             std::optional<Location> location,
                                             Adaptor adaptor,
                                             SmallVectorImpl<Type> &inferred) {
   auto x = tensorTypeOf(adaptor.getX());
-  int64_t outH, outW;
-  if (failed(inferWindowSizes(location, x, adaptor.getKernel(),
+  SmallVector<int64_t> shape;
+  auto emitError = emitterAt(location);
+  if (failed(inferPool2DShape(emitError, x, adaptor.getKernel(),
                               adaptor.getStrides(), adaptor.getPads(),
                               adaptor.getDilations(), adaptor.getCeilMode(),
-                              outH, outW)))
+                              shape)))
     return failure();
-  inferred.push_back(RankedTensorType::get(
-      {x.getDimSize(0), x.getDimSize(1), outH, outW}, x.getElementType()));
+  inferred.push_back(RankedTensorType::get(shape, x.getElementType()));
   return success();
 }
 
@@ -335,13 +379,13 @@ LogicalResult AvgPool2DOp::inferReturnTypes(MLIRContext *,
                                             Adaptor adaptor,
                                             SmallVectorImpl<Type> &inferred) {
   auto x = tensorTypeOf(adaptor.getX());
-  int64_t outH, outW;
-  if (failed(inferWindowSizes(location, x, adaptor.getKernel(),
+  SmallVector<int64_t> shape;
+  auto emitError = emitterAt(location);
+  if (failed(inferPool2DShape(emitError, x, adaptor.getKernel(),
                               adaptor.getStrides(), adaptor.getPads(), {1, 1},
-                              adaptor.getCeilMode(), outH, outW)))
+                              adaptor.getCeilMode(), shape)))
     return failure();
-  inferred.push_back(RankedTensorType::get(
-      {x.getDimSize(0), x.getDimSize(1), outH, outW}, x.getElementType()));
+  inferred.push_back(RankedTensorType::get(shape, x.getElementType()));
   return success();
 }
 
@@ -369,8 +413,9 @@ LogicalResult GlobalMaxPool2DOp::inferReturnTypes(
 }
 
 /// Batch-norm parameters are vectors over the channel axis (axis 1).
-static LogicalResult verifyChannelParams(Operation *op, RankedTensorType x,
-                                         RankedTensorType param) {
+LogicalResult mlir::oneflow::verifyChannelParams(Operation *op,
+                                                 RankedTensorType x,
+                                                 RankedTensorType param) {
   if (x.getRank() < 2)
     return op->emitOpError() << "input must have rank >= 2 (N, C, ...)";
   if (param.getRank() != 1 || param.getDimSize(0) != x.getDimSize(1))
@@ -637,19 +682,19 @@ LogicalResult SplitOp::inferReturnTypes(MLIRContext *,
   return success();
 }
 
-LogicalResult SliceOp::inferReturnTypes(MLIRContext *,
-                                        std::optional<Location> location,
-                                        Adaptor adaptor,
-                                        SmallVectorImpl<Type> &inferred) {
-  auto x = tensorTypeOf(adaptor.getX());
-  ArrayRef<int64_t> starts = adaptor.getStarts(), limits = adaptor.getLimits(),
-                    steps = adaptor.getSteps();
+LogicalResult mlir::oneflow::inferSliceShape(EmitErrorFn emitError,
+                                             RankedTensorType x,
+                                             ArrayRef<int64_t> starts,
+                                             ArrayRef<int64_t> limits,
+                                             ArrayRef<int64_t> steps,
+                                             SmallVectorImpl<int64_t> &shape) {
   size_t rank = x.getRank();
   if (starts.size() != rank || limits.size() != rank || steps.size() != rank)
-    return emitOptionalError(location, "starts, limits and steps need one "
-                                       "entry per dimension (",
-                             rank, ")");
-  SmallVector<int64_t> shape;
+    return fail(emitError,
+                "starts, limits and steps need one entry per "
+                "dimension (",
+                rank, ")");
+  shape.clear();
   for (size_t dim = 0; dim < rank; ++dim) {
     int64_t size = x.getDimSize(dim), start = starts[dim],
             limit = limits[dim], step = steps[dim];
@@ -659,9 +704,8 @@ LogicalResult SliceOp::inferReturnTypes(MLIRContext *,
                           : (step < 0 && -1 <= limit && limit <= start &&
                              (start < size || (start == 0 && limit == 0)));
     if (!valid)
-      return emitOptionalError(location, "invalid slice [", start, ":", limit,
-                               ":", step, "] of dimension ", dim,
-                               " of size ", size);
+      return fail(emitError, "invalid slice [", start, ":", limit, ":", step,
+                  "] of dimension ", dim, " of size ", size);
     // ceil(distance / |step|) in unsigned arithmetic: |step| may be 2^63,
     // and the naive (distance + |step| - 1) / |step| overflows.
     uint64_t distance = step > 0 ? uint64_t(limit - start)
@@ -670,7 +714,35 @@ LogicalResult SliceOp::inferReturnTypes(MLIRContext *,
     uint64_t count = distance == 0 ? 0 : (distance - 1) / absStep + 1;
     shape.push_back(int64_t(count));
   }
+  return success();
+}
+
+LogicalResult SliceOp::inferReturnTypes(MLIRContext *,
+                                        std::optional<Location> location,
+                                        Adaptor adaptor,
+                                        SmallVectorImpl<Type> &inferred) {
+  auto x = tensorTypeOf(adaptor.getX());
+  SmallVector<int64_t> shape;
+  auto emitError = emitterAt(location);
+  if (failed(inferSliceShape(emitError, x, adaptor.getStarts(),
+                             adaptor.getLimits(), adaptor.getSteps(), shape)))
+    return failure();
   inferred.push_back(RankedTensorType::get(shape, x.getElementType()));
+  return success();
+}
+
+LogicalResult mlir::oneflow::inferGatherShape(EmitErrorFn emitError,
+                                              RankedTensorType data,
+                                              RankedTensorType indices,
+                                              int64_t axis,
+                                              SmallVectorImpl<int64_t> &shape) {
+  if (axis < 0 || axis >= data.getRank())
+    return fail(emitError, "gather axis ", axis, " is out of range for rank ",
+                data.getRank());
+  shape.assign(data.getShape().take_front(axis).begin(),
+               data.getShape().take_front(axis).end());
+  llvm::append_range(shape, indices.getShape());
+  llvm::append_range(shape, data.getShape().drop_front(axis + 1));
   return success();
 }
 
@@ -679,14 +751,12 @@ LogicalResult GatherOp::inferReturnTypes(MLIRContext *,
                                          Adaptor adaptor,
                                          SmallVectorImpl<Type> &inferred) {
   auto data = tensorTypeOf(adaptor.getData());
-  auto indices = tensorTypeOf(adaptor.getIndices());
-  int64_t axis = adaptor.getAxis();
-  if (axis < 0 || axis >= data.getRank())
-    return emitOptionalError(location, "gather axis ", axis,
-                             " is out of range for rank ", data.getRank());
-  SmallVector<int64_t> shape(data.getShape().take_front(axis));
-  llvm::append_range(shape, indices.getShape());
-  llvm::append_range(shape, data.getShape().drop_front(axis + 1));
+  SmallVector<int64_t> shape;
+  auto emitError = emitterAt(location);
+  if (failed(inferGatherShape(emitError, data,
+                              tensorTypeOf(adaptor.getIndices()),
+                              adaptor.getAxis(), shape)))
+    return failure();
   inferred.push_back(RankedTensorType::get(shape, data.getElementType()));
   return success();
 }
@@ -856,26 +926,35 @@ LogicalResult ConvTranspose2DOp::inferReturnTypes(
   return success();
 }
 
+LogicalResult mlir::oneflow::inferGatherElementsShape(
+    EmitErrorFn emitError, RankedTensorType data, RankedTensorType indices,
+    int64_t axis, SmallVectorImpl<int64_t> &shape) {
+  if (data.getRank() < 1 || indices.getRank() != data.getRank())
+    return fail(emitError, "indices ", indices, " must have the rank of data ",
+                data);
+  if (axis < 0 || axis >= data.getRank())
+    return fail(emitError, "gather_elements axis ", axis,
+                " is out of range for rank ", data.getRank());
+  for (int64_t d = 0; d < data.getRank(); ++d)
+    if (d != axis && indices.getDimSize(d) > data.getDimSize(d))
+      return fail(emitError, "indices dimension ", d, " (",
+                  indices.getDimSize(d), ") exceeds the data's (",
+                  data.getDimSize(d), ")");
+  shape.assign(indices.getShape().begin(), indices.getShape().end());
+  return success();
+}
+
 LogicalResult GatherElementsOp::inferReturnTypes(
     MLIRContext *, std::optional<Location> location, Adaptor adaptor,
     SmallVectorImpl<Type> &inferred) {
   auto data = tensorTypeOf(adaptor.getData());
-  auto indices = tensorTypeOf(adaptor.getIndices());
-  int64_t axis = adaptor.getAxis();
-  if (data.getRank() < 1 || indices.getRank() != data.getRank())
-    return emitOptionalError(location, "indices ", indices,
-                             " must have the rank of data ", data);
-  if (axis < 0 || axis >= data.getRank())
-    return emitOptionalError(location, "gather_elements axis ", axis,
-                             " is out of range for rank ", data.getRank());
-  for (int64_t d = 0; d < data.getRank(); ++d)
-    if (d != axis && indices.getDimSize(d) > data.getDimSize(d))
-      return emitOptionalError(location, "indices dimension ", d, " (",
-                               indices.getDimSize(d),
-                               ") exceeds the data's (", data.getDimSize(d),
-                               ")");
-  inferred.push_back(
-      RankedTensorType::get(indices.getShape(), data.getElementType()));
+  SmallVector<int64_t> shape;
+  auto emitError = emitterAt(location);
+  if (failed(inferGatherElementsShape(emitError, data,
+                                      tensorTypeOf(adaptor.getIndices()),
+                                      adaptor.getAxis(), shape)))
+    return failure();
+  inferred.push_back(RankedTensorType::get(shape, data.getElementType()));
   return success();
 }
 

@@ -488,3 +488,142 @@ SbpFactorRule AssignOp::getSbpFactorRule() {
   spec.addOperand(spec.fresh(typeOf(getValue()).getRank()));
   return spec.build();
 }
+
+//===----------------------------------------------------------------------===//
+// Gradient ops
+//===----------------------------------------------------------------------===//
+
+SbpFactorRule Conv2DGradFilterOp::getSbpFactorRule() {
+  // dweight sums x * dy over the batch and the output positions: a split
+  // batch leaves partial sums. Channels carry through as in conv2d.
+  RuleSpec spec;
+  char n = spec.fresh();
+  int64_t inChannels = getX().getType().getDimSize(1);
+  int64_t outChannels = getDy().getType().getDimSize(1);
+  int64_t groups = getGroups();
+  std::string x = {n, '_', '_', '_'}, dy = {n, '_', '_', '_'}, dw = "____";
+  if (groups == 1) {
+    char o = spec.fresh(), c = spec.fresh();
+    dy[1] = dw[0] = o;
+    x[1] = dw[1] = c;
+  } else if (groups == inChannels && groups == outChannels) {
+    // Depthwise: weight g only sees channel g of x and dy.
+    char g = spec.fresh();
+    x[1] = dy[1] = dw[0] = g;
+  }
+  spec.addOperand(x);
+  spec.addOperand(dy);
+  spec.addResult(dw);
+  return spec.build(PartialRule::Each);
+}
+
+SbpFactorRule MaxPool2DGradOp::getSbpFactorRule() {
+  // Windows stay whole; the routing depends on x, the values on dy alone.
+  return SbpFactorRule::get("ab__,ab__->ab__")
+      .setPartial(PartialRule::Each, {1});
+}
+
+SbpFactorRule AvgPool2DGradOp::getSbpFactorRule() {
+  return getPoolingSbpRule(true);
+}
+
+SbpFactorRule GatherGradOp::getSbpFactorRule() {
+  // The transpose of gather: split indices (with dy) scatter into the whole
+  // ddata, leaving partial sums; the gathered axis stays whole since index
+  // values address all of it.
+  RuleSpec spec;
+  int64_t axis = getAxis();
+  std::string data = spec.fresh(getDdata().getType().getRank());
+  data[axis] = '_';
+  std::string indices = spec.fresh(getIndices().getType().getRank());
+  spec.addOperand(indices);
+  spec.addOperand(data.substr(0, axis) + indices + data.substr(axis + 1));
+  spec.addResult(data);
+  return spec.build(PartialRule::Each, {1});
+}
+
+SbpFactorRule GatherElementsGradOp::getSbpFactorRule() {
+  // Off the axis, indices, dy and ddata share a factor where their sizes
+  // match (a smaller indices dimension covers only a prefix of ddata's, so
+  // it stays whole). Along the axis, index values address the whole ddata
+  // axis: splitting the indices there leaves partial sums.
+  RuleSpec spec;
+  RankedTensorType data = getDdata().getType(),
+                   indices = getIndices().getType();
+  std::string dataDims, indexDims;
+  for (int64_t d = 0; d < data.getRank(); ++d) {
+    if (d == (int64_t)getAxis()) {
+      indexDims.push_back(spec.fresh());
+      dataDims.push_back('_');
+    } else if (data.getDimSize(d) == indices.getDimSize(d)) {
+      char factor = spec.fresh();
+      indexDims.push_back(factor);
+      dataDims.push_back(factor);
+    } else {
+      indexDims.push_back('_');
+      dataDims.push_back('_');
+    }
+  }
+  spec.addOperand(indexDims);
+  spec.addOperand(indexDims);
+  spec.addResult(dataDims);
+  return spec.build(PartialRule::Each, {1});
+}
+
+SbpFactorRule SliceGradOp::getSbpFactorRule() {
+  // As slice: only dimensions the slice keeps whole may split.
+  RuleSpec spec;
+  RankedTensorType dx = getDx().getType();
+  std::string dims;
+  for (int64_t dim = 0; dim < dx.getRank(); ++dim) {
+    bool whole = getStarts()[dim] == 0 &&
+                 getLimits()[dim] == dx.getDimSize(dim) && getSteps()[dim] == 1;
+    dims.push_back(whole ? spec.fresh() : '_');
+  }
+  spec.addOperand(dims);
+  spec.addResult(dims);
+  return spec.build(PartialRule::Joint);
+}
+
+SbpFactorRule SoftmaxCrossEntropyGradOp::getSbpFactorRule() {
+  // Positions are independent; the softmax needs the whole class axis.
+  RuleSpec spec;
+  std::string batch = spec.fresh(getLabels().getType().getRank());
+  spec.addOperand(batch + "_");
+  spec.addOperand(batch);
+  spec.addOperand(batch);
+  spec.addResult(batch + "_");
+  return spec.build(PartialRule::Each, {2});
+}
+
+SbpFactorRule LayerNormGradOp::getSbpFactorRule() {
+  // Batch dims split x, dy and dx; dscale and dbias sum over them, so a
+  // batch split leaves them partial. The normalized dims stay whole.
+  RuleSpec spec;
+  int64_t rank = getX().getType().getRank(), axis = getAxis();
+  std::string x = spec.fresh(axis) + std::string(rank - axis, '_');
+  std::string param(rank - axis, '_');
+  spec.addOperand(x);
+  spec.addOperand(param);
+  spec.addOperand(x);
+  spec.addResult(x);
+  spec.addResult(param);
+  spec.addResult(param);
+  return spec.build(PartialRule::Each, {2});
+}
+
+SbpFactorRule BatchNormGradOp::getSbpFactorRule() {
+  // The statistics span N, H and W: only channels split.
+  RuleSpec spec;
+  std::string x(getX().getType().getRank(), '_');
+  x[1] = spec.fresh();
+  std::string channel(1, x[1]);
+  spec.addOperand(x);
+  for (int i = 0; i < 3; ++i)
+    spec.addOperand(channel);
+  spec.addOperand(x);
+  spec.addResult(x);
+  spec.addResult(channel);
+  spec.addResult(channel);
+  return spec.build(PartialRule::Each, {4});
+}

@@ -147,11 +147,17 @@ SbpFactorRule &SbpFactorRule::setPartial(PartialRule rule,
 }
 
 SbpSignature SbpFactorRule::splitSignature(int factor) const {
+  // A result sums over the operand factors it does not carry (as in
+  // einsum), also where another result carries them: layer_norm_grad's dx
+  // splits with the batch while its dscale sums over it.
+  bool inOperands = llvm::any_of(operandFactors, [&](const auto &dims) {
+    return llvm::is_contained(dims, factor);
+  });
   auto sbpOf = [&](llvm::ArrayRef<int> dims, bool isResult) {
     for (auto [dim, f] : llvm::enumerate(dims))
       if (f == factor)
         return Sbp::split(dim);
-    if (isResult && isReduction[factor])
+    if (isResult && (isReduction[factor] || inOperands))
       return Sbp::partialSum();
     return Sbp::broadcast();
   };

@@ -7,7 +7,9 @@
 // A factor rule reads like einsum: `mk,kn->mn` for matmul. Each letter is a
 // factor (a loop dimension). Splitting a factor splits every operand and
 // result dimension that carries it; a factor that no result carries is a
-// reduction factor and splitting it leaves the results partial-sum. A `_`
+// reduction factor and splitting it leaves the results partial-sum. Each
+// result sums over the operand factors it lacks, so in `ab->ab,b` splitting
+// `a` leaves the second result partial-sum. A `_`
 // marks a dimension that must stay whole (a softmax axis, a conv window).
 // Linear ops also pass partial-sums through, which the rule states
 // separately (`PartialRule`).

@@ -1,0 +1,877 @@
+//===- Gradients.cpp - Gradient ops ---------------------------------------===//
+//
+// The backward ops of OneFlowGradOps.td. Scatter-adds are written as gathers
+// where each output element can find its sources cheaply (pooling, slice):
+// a parallel linalg.generic per result. Data-dependent scatters (gather,
+// gather_elements) are sequential scf.for nests over tensors, which one-shot
+// bufferization turns into in-place stores. The weight gradient of conv2d
+// is im2col + GEMM through the kernel library for f32 and f64 (a
+// linalg.generic contraction otherwise).
+//
+//===----------------------------------------------------------------------===//
+
+#include "Lowering.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+
+#include <limits>
+
+using namespace mlir;
+using namespace mlir::oneflow;
+using namespace mlir::oneflow::lowering;
+
+namespace {
+
+RankedTensorType typeOf(Value v) { return cast<RankedTensorType>(v.getType()); }
+
+Value indexConstant(OpBuilder &b, Location loc, int64_t value) {
+  return arith::ConstantIndexOp::create(b, loc, value);
+}
+
+Value zeros(OpBuilder &b, Location loc, RankedTensorType type) {
+  return filledTensor(b, loc, type, b.getZeroAttr(type.getElementType()));
+}
+
+//===----------------------------------------------------------------------===//
+// Elementwise and reduction helpers on whole tensors
+//===----------------------------------------------------------------------===//
+
+using BinaryFn = function_ref<Value(OpBuilder &, Location, Value, Value)>;
+
+/// `fn(lhs, rhs)` elementwise with numpy broadcasting.
+Value binary(OpBuilder &b, Location loc, Value lhs, Value rhs, BinaryFn fn) {
+  RankedTensorType l = typeOf(lhs), r = typeOf(rhs);
+  SmallVector<int64_t> shape;
+  (void)OpTrait::util::getBroadcastedShape(l.getShape(), r.getShape(), shape);
+  return buildElementwise(
+      b, loc, RankedTensorType::get(shape, l.getElementType()), {lhs, rhs},
+      [&](OpBuilder &nb, Location nl, ValueRange args) {
+        return fn(nb, nl, args[0], args[1]);
+      });
+}
+
+template <typename ArithOp>
+Value binary(OpBuilder &b, Location loc, Value lhs, Value rhs) {
+  return binary(b, loc, lhs, rhs,
+                [](OpBuilder &nb, Location nl, Value x, Value y) -> Value {
+                  return ArithOp::create(nb, nl, x, y);
+                });
+}
+Value addF(OpBuilder &b, Location loc, Value l, Value r) {
+  return binary<arith::AddFOp>(b, loc, l, r);
+}
+Value subF(OpBuilder &b, Location loc, Value l, Value r) {
+  return binary<arith::SubFOp>(b, loc, l, r);
+}
+Value mulF(OpBuilder &b, Location loc, Value l, Value r) {
+  return binary<arith::MulFOp>(b, loc, l, r);
+}
+
+/// x * factor.
+Value scaleF(OpBuilder &b, Location loc, Value x, double factor) {
+  return buildElementwise(
+      b, loc, typeOf(x), {x}, [&](OpBuilder &nb, Location nl, ValueRange args) {
+        Value c = scalarConstant(nb, nl, args[0].getType(), factor);
+        return arith::MulFOp::create(nb, nl, args[0], c).getResult();
+      });
+}
+
+/// Sum (or max) over `axes`, dropping them.
+Value reduceDrop(OpBuilder &b, Location loc, Value x, ArrayRef<int64_t> axes,
+                 bool max = false) {
+  Type element = typeOf(x).getElementType();
+  TypedAttr init = max ? lowestValue(element) : b.getZeroAttr(element);
+  return buildReduction(
+      b, loc, x, axes, init, [&](OpBuilder &nb, Location nl, ValueRange args) {
+        return max ? (Value)arith::MaximumFOp::create(nb, nl, args[0], args[1])
+                   : (Value)arith::AddFOp::create(nb, nl, args[0], args[1]);
+      });
+}
+
+/// Sum (or max) over `axes`, keeping them as unit dimensions.
+Value reduceKeep(OpBuilder &b, Location loc, Value x, ArrayRef<int64_t> axes,
+                 bool max = false) {
+  RankedTensorType type = typeOf(x);
+  SmallVector<int64_t> kept(type.getShape());
+  for (int64_t axis : axes)
+    kept[axis] = 1;
+  return reshapeTensor(b, loc, reduceDrop(b, loc, x, axes, max),
+                       RankedTensorType::get(kept, type.getElementType()));
+}
+
+int64_t countOver(RankedTensorType type, ArrayRef<int64_t> axes) {
+  int64_t count = 1;
+  for (int64_t axis : axes)
+    count *= type.getDimSize(axis);
+  return count;
+}
+
+/// Mean over `axes`, kept.
+Value meanKeep(OpBuilder &b, Location loc, Value x, ArrayRef<int64_t> axes) {
+  return scaleF(b, loc, reduceKeep(b, loc, x, axes),
+                1.0 / std::max<int64_t>(countOver(typeOf(x), axes), 1));
+}
+
+/// An index operand (any integer type) as an in-range `index`, as the
+/// forward gathers read it: negative values count from the end,
+/// out-of-range values clamp.
+Value normalizedIndex(OpBuilder &b, Location loc, Value index, int64_t size) {
+  Value i = arith::IndexCastOp::create(b, loc, b.getIndexType(), index);
+  Value zero = indexConstant(b, loc, 0), n = indexConstant(b, loc, size);
+  Value negative =
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, i, zero);
+  i = arith::SelectOp::create(b, loc, negative,
+                              arith::AddIOp::create(b, loc, i, n), i);
+  i = arith::MaxSIOp::create(b, loc, i, zero);
+  return arith::MinSIOp::create(
+      b, loc, i, indexConstant(b, loc, std::max<int64_t>(size - 1, 0)));
+}
+
+/// Zero-pads (or fills with `fill`) the spatial dims of an NCHW tensor.
+Value padSpatial(OpBuilder &b, Location loc, Value x, ArrayRef<int64_t> low,
+                 ArrayRef<int64_t> high, TypedAttr fill) {
+  if (llvm::all_of(low, [](int64_t p) { return p == 0; }) &&
+      llvm::all_of(high, [](int64_t p) { return p == 0; }))
+    return x;
+  RankedTensorType type = typeOf(x);
+  SmallVector<int64_t> shape(type.getShape());
+  SmallVector<OpFoldResult> lowAttr(2, b.getIndexAttr(0)),
+      highAttr(2, b.getIndexAttr(0));
+  for (int d = 0; d < 2; ++d) {
+    shape[2 + d] += low[d] + high[d];
+    lowAttr.push_back(b.getIndexAttr(low[d]));
+    highAttr.push_back(b.getIndexAttr(high[d]));
+  }
+  Value value = arith::ConstantOp::create(b, loc, fill);
+  return tensor::PadOp::create(
+      b, loc, RankedTensorType::get(shape, type.getElementType()), x, lowAttr,
+      highAttr, value);
+}
+
+/// A parallel generic over `resultType` with trailing reduction dims of
+/// `reductionSizes`: `body(ivs, acc)` returns the new accumulator; the
+/// output starts at zero. ivs lists the result dims, then the reduction
+/// dims.
+Value buildGatherSum(
+    OpBuilder &b, Location loc, RankedTensorType resultType,
+    ArrayRef<int64_t> reductionSizes,
+    function_ref<Value(OpBuilder &, Location, ValueRange ivs, Value acc)>
+        body) {
+  MLIRContext *context = b.getContext();
+  int64_t rank = resultType.getRank();
+  int64_t loops = rank + reductionSizes.size();
+  SmallVector<utils::IteratorType> iterators(rank,
+                                             utils::IteratorType::parallel);
+  iterators.append(reductionSizes.size(), utils::IteratorType::reduction);
+  // The reduction dims' sizes come from a dummy operand that only fixes
+  // the loop bounds.
+  SmallVector<Value> inputs;
+  SmallVector<AffineMap> maps;
+  if (!reductionSizes.empty()) {
+    SmallVector<AffineExpr> exprs;
+    for (int64_t d = rank; d < loops; ++d)
+      exprs.push_back(getAffineDimExpr(d, context));
+    inputs.push_back(emptyTensor(
+        b, loc,
+        RankedTensorType::get(reductionSizes, resultType.getElementType())));
+    maps.push_back(AffineMap::get(loops, 0, exprs, context));
+  }
+  SmallVector<AffineExpr> outExprs;
+  for (int64_t d = 0; d < rank; ++d)
+    outExprs.push_back(getAffineDimExpr(d, context));
+  maps.push_back(AffineMap::get(loops, 0, outExprs, context));
+  return linalg::GenericOp::create(
+             b, loc, TypeRange{resultType}, inputs,
+             ValueRange{zeros(b, loc, resultType)}, maps, iterators,
+             [&](OpBuilder &nb, Location nl, ValueRange args) {
+               SmallVector<Value> ivs;
+               for (int64_t d = 0; d < loops; ++d)
+                 ivs.push_back(linalg::IndexOp::create(nb, nl, d));
+               linalg::YieldOp::create(nb, nl, body(nb, nl, ivs, args.back()));
+             })
+      .getResult(0);
+}
+
+/// For input position `i` (unpadded) and kernel offset `k` along one
+/// spatial dim: the window `o` with o * stride + k * dilation == i + pad,
+/// clamped into [0, outSize), and whether it exists.
+std::pair<Value, Value> windowAt(OpBuilder &b, Location loc, Value i, Value k,
+                                 int64_t pad, int64_t stride, int64_t dilation,
+                                 int64_t outSize) {
+  Value zero = indexConstant(b, loc, 0);
+  Value pos = arith::SubIOp::create(
+      b, loc, arith::AddIOp::create(b, loc, i, indexConstant(b, loc, pad)),
+      arith::MulIOp::create(b, loc, k, indexConstant(b, loc, dilation)));
+  Value s = indexConstant(b, loc, stride);
+  Value o = arith::DivSIOp::create(b, loc, pos, s);
+  Value valid = arith::AndIOp::create(
+      b, loc,
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge, pos, zero),
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                            arith::RemSIOp::create(b, loc, pos, s), zero));
+  valid = arith::AndIOp::create(
+      b, loc, valid,
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, o,
+                            indexConstant(b, loc, outSize)));
+  Value clamped = arith::MinSIOp::create(
+      b, loc, arith::MaxSIOp::create(b, loc, o, zero),
+      indexConstant(b, loc, std::max<int64_t>(outSize - 1, 0)));
+  return {clamped, valid};
+}
+
+//===----------------------------------------------------------------------===//
+// conv2d_grad_filter
+//===----------------------------------------------------------------------===//
+
+StringRef blasSuffix(Type type) {
+  if (type.isF32())
+    return "f32";
+  if (type.isF64())
+    return "f64";
+  return "";
+}
+
+struct Conv2DGradFilterLowering
+    : public OpConversionPattern<Conv2DGradFilterOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(Conv2DGradFilterOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    MLIRContext *context = rewriter.getContext();
+    RankedTensorType xType = typeOf(adaptor.getX()),
+                     dyType = typeOf(adaptor.getDy()),
+                     dwType = op.getDweight().getType();
+    Type element = dwType.getElementType();
+    int64_t n = xType.getDimSize(0), groups = op.getGroups();
+    int64_t cg = dwType.getDimSize(1), o = dwType.getDimSize(0),
+            og = o / groups, kh = dwType.getDimSize(2),
+            kw = dwType.getDimSize(3), oh = dyType.getDimSize(2),
+            ow = dyType.getDimSize(3);
+    ArrayRef<int64_t> strides = op.getStrides(), pads = op.getPads(),
+                      dilations = op.getDilations();
+    int64_t k = n * oh * ow, patch = cg * kh * kw;
+    if (k == 0 || dwType.getNumElements() == 0) {
+      rewriter.replaceOp(op, zeros(rewriter, loc, dwType));
+      return success();
+    }
+
+    // Every window of the zero-padded input is in bounds.
+    Value xp = padSpatial(rewriter, loc, adaptor.getX(), {pads[0], pads[1]},
+                          {pads[2], pads[3]}, rewriter.getZeroAttr(element));
+    RankedTensorType xpType = typeOf(xp);
+    Value x5 = reshapeTensor(
+        rewriter, loc, xp,
+        RankedTensorType::get(
+            {n, groups, cg, xpType.getDimSize(2), xpType.getDimSize(3)},
+            element));
+    // cols[g, c, i, j, n, y, x] = xp[n, g * cg + c, y * s + i * d, ...].
+    auto expr = [&](unsigned d) { return getAffineDimExpr(d, context); };
+    AffineMap readMap =
+        AffineMap::get(7, 0,
+                       {expr(4), expr(0), expr(1),
+                        expr(5) * strides[0] + expr(2) * dilations[0],
+                        expr(6) * strides[1] + expr(3) * dilations[1]},
+                       context);
+    auto colsType =
+        RankedTensorType::get({groups, cg, kh, kw, n, oh, ow}, element);
+    Value cols =
+        linalg::GenericOp::create(
+            rewriter, loc, TypeRange{colsType}, ValueRange{x5},
+            ValueRange{emptyTensor(rewriter, loc, colsType)},
+            {readMap, rewriter.getMultiDimIdentityMap(7)},
+            SmallVector<utils::IteratorType>(7, utils::IteratorType::parallel),
+            [](OpBuilder &b, Location l, ValueRange args) {
+              linalg::YieldOp::create(b, l, args[0]);
+            })
+            .getResult(0);
+    cols = reshapeTensor(rewriter, loc, cols,
+                         RankedTensorType::get({groups, patch, k}, element));
+    // dy as [g, og, n * oh * ow].
+    auto dyTType = RankedTensorType::get({o, n, oh, ow}, element);
+    Value dyT = linalg::TransposeOp::create(rewriter, loc, adaptor.getDy(),
+                                            emptyTensor(rewriter, loc, dyTType),
+                                            ArrayRef<int64_t>{1, 0, 2, 3})
+                    .getResult()[0];
+    dyT = reshapeTensor(rewriter, loc, dyT,
+                        RankedTensorType::get({groups, og, k}, element));
+
+    auto resultType = RankedTensorType::get({groups, og, patch}, element);
+    Value dw;
+    StringRef suffix = blasSuffix(element);
+    if (!suffix.empty()) {
+      // dw[g] = dy[g] cols[g]^T.
+      dw = buildLibraryCall(rewriter, loc,
+                            ("oneflow_batch_gemm_" + suffix).str(), {dyT, cols},
+                            {resultType},
+                            {groups, og, patch, k, 0, 1, og * k, patch * k})
+               .front();
+    } else {
+      AffineMap aMap =
+                    AffineMap::get(4, 0, {expr(0), expr(1), expr(3)}, context),
+                bMap =
+                    AffineMap::get(4, 0, {expr(0), expr(2), expr(3)}, context),
+                cMap =
+                    AffineMap::get(4, 0, {expr(0), expr(1), expr(2)}, context);
+      dw = linalg::GenericOp::create(
+               rewriter, loc, TypeRange{resultType}, ValueRange{dyT, cols},
+               ValueRange{zeros(rewriter, loc, resultType)}, {aMap, bMap, cMap},
+               {utils::IteratorType::parallel, utils::IteratorType::parallel,
+                utils::IteratorType::parallel, utils::IteratorType::reduction},
+               [](OpBuilder &b, Location l, ValueRange args) {
+                 Value product = arith::MulFOp::create(b, l, args[0], args[1]);
+                 linalg::YieldOp::create(
+                     b, l,
+                     arith::AddFOp::create(b, l, args[2], product).getResult());
+               })
+               .getResult(0);
+    }
+    rewriter.replaceOp(op, reshapeTensor(rewriter, loc, dw, dwType));
+    return success();
+  }
+};
+
+//===----------------------------------------------------------------------===//
+// Pooling
+//===----------------------------------------------------------------------===//
+
+struct MaxPool2DGradLowering : public OpConversionPattern<MaxPool2DGradOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(MaxPool2DGradOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    MLIRContext *context = rewriter.getContext();
+    RankedTensorType xType = typeOf(adaptor.getX()),
+                     dyType = typeOf(adaptor.getDy());
+    Type element = xType.getElementType(), i64 = rewriter.getI64Type();
+    if (dyType.getNumElements() == 0) {
+      rewriter.replaceOp(op, zeros(rewriter, loc, xType));
+      return success();
+    }
+    ArrayRef<int64_t> kernel = op.getKernel(), strides = op.getStrides(),
+                      pads = op.getPads(), dilations = op.getDilations();
+    int64_t outH = dyType.getDimSize(2), outW = dyType.getDimSize(3);
+    int64_t h = xType.getDimSize(2), w = xType.getDimSize(3);
+    // Pad so that every window (ceil mode included) is in bounds; padded
+    // positions never win (they are masked, not just -inf).
+    SmallVector<int64_t> low = {pads[0], pads[1]}, high = {pads[2], pads[3]};
+    int64_t sizes[2] = {h, w}, outs[2] = {outH, outW};
+    for (int d = 0; d < 2; ++d) {
+      int64_t needed =
+          (outs[d] - 1) * strides[d] + dilations[d] * (kernel[d] - 1) + 1;
+      int64_t have = sizes[d] + low[d] + high[d];
+      if (needed > have)
+        high[d] += needed - have;
+    }
+    Value xp = padSpatial(rewriter, loc, adaptor.getX(), low, high,
+                          lowestValue(element));
+
+    // The first (row-major) maximum of each window, as kh * kw_size + kw.
+    auto expr = [&](unsigned d) { return getAffineDimExpr(d, context); };
+    AffineMap readMap = AffineMap::get(
+        6, 0,
+        {expr(0), expr(1), expr(2) * strides[0] + expr(4) * dilations[0],
+         expr(3) * strides[1] + expr(5) * dilations[1]},
+        context);
+    AffineMap windowMap = AffineMap::get(6, 0, {expr(4), expr(5)}, context);
+    AffineMap outMap =
+        AffineMap::get(6, 0, {expr(0), expr(1), expr(2), expr(3)}, context);
+    auto valueType = RankedTensorType::get(dyType.getShape(), element);
+    auto indexType = RankedTensorType::get(dyType.getShape(), i64);
+    Value window =
+        emptyTensor(rewriter, loc, RankedTensorType::get(kernel, element));
+    int64_t none = std::numeric_limits<int64_t>::max();
+    auto argmax = linalg::GenericOp::create(
+        rewriter, loc, TypeRange{valueType, indexType}, ValueRange{xp, window},
+        ValueRange{filledTensor(rewriter, loc, valueType, lowestValue(element)),
+                   filledTensor(rewriter, loc, indexType,
+                                rewriter.getI64IntegerAttr(none))},
+        {readMap, windowMap, outMap, outMap},
+        {utils::IteratorType::parallel, utils::IteratorType::parallel,
+         utils::IteratorType::parallel, utils::IteratorType::parallel,
+         utils::IteratorType::reduction, utils::IteratorType::reduction},
+        [&](OpBuilder &b, Location l, ValueRange args) {
+          Value v = args[0], best = args[2], bestIndex = args[3];
+          SmallVector<Value> ivs;
+          for (int d = 0; d < 6; ++d)
+            ivs.push_back(linalg::IndexOp::create(b, l, d));
+          // Inside the unpadded input?
+          Value valid;
+          for (int d = 0; d < 2; ++d) {
+            Value pos = arith::AddIOp::create(
+                b, l,
+                arith::MulIOp::create(b, l, ivs[2 + d],
+                                      indexConstant(b, l, strides[d])),
+                arith::MulIOp::create(b, l, ivs[4 + d],
+                                      indexConstant(b, l, dilations[d])));
+            Value inside = arith::AndIOp::create(
+                b, l,
+                arith::CmpIOp::create(b, l, arith::CmpIPredicate::sge, pos,
+                                      indexConstant(b, l, low[d])),
+                arith::CmpIOp::create(b, l, arith::CmpIPredicate::slt, pos,
+                                      indexConstant(b, l, low[d] + sizes[d])));
+            valid = valid
+                        ? arith::AndIOp::create(b, l, valid, inside).getResult()
+                        : inside;
+          }
+          Value flat = arith::AddIOp::create(
+              b, l,
+              arith::MulIOp::create(b, l, ivs[4],
+                                    indexConstant(b, l, kernel[1])),
+              ivs[5]);
+          flat = arith::IndexCastOp::create(b, l, i64, flat);
+          // Order-independent: larger value, or equal value at an earlier
+          // position, or the first valid position at all.
+          Value greater =
+              arith::CmpFOp::create(b, l, arith::CmpFPredicate::OGT, v, best);
+          Value equal =
+              arith::CmpFOp::create(b, l, arith::CmpFPredicate::OEQ, v, best);
+          Value earlier = arith::CmpIOp::create(b, l, arith::CmpIPredicate::slt,
+                                                flat, bestIndex);
+          Value empty = arith::CmpIOp::create(
+              b, l, arith::CmpIPredicate::eq, bestIndex,
+              arith::ConstantOp::create(b, l, b.getI64IntegerAttr(none)));
+          Value better = arith::OrIOp::create(
+              b, l, greater,
+              arith::OrIOp::create(
+                  b, l, empty, arith::AndIOp::create(b, l, equal, earlier)));
+          better = arith::AndIOp::create(b, l, valid, better);
+          linalg::YieldOp::create(
+              b, l,
+              ValueRange{
+                  arith::SelectOp::create(b, l, better, v, best),
+                  arith::SelectOp::create(b, l, better, flat, bestIndex)});
+        });
+    Value winners = argmax.getResult(1), dy = adaptor.getDy();
+
+    // dx[n, c, i, j] sums dy over the windows whose winner is (i, j).
+    Value dx = buildGatherSum(
+        rewriter, loc, xType, kernel,
+        [&](OpBuilder &b, Location l, ValueRange ivs, Value acc) {
+          auto [oi, validI] = windowAt(b, l, ivs[2], ivs[4], pads[0],
+                                       strides[0], dilations[0], outH);
+          auto [oj, validJ] = windowAt(b, l, ivs[3], ivs[5], pads[1],
+                                       strides[1], dilations[1], outW);
+          SmallVector<Value> at = {ivs[0], ivs[1], oi, oj};
+          Value flat = arith::AddIOp::create(
+              b, l,
+              arith::MulIOp::create(b, l, ivs[4],
+                                    indexConstant(b, l, kernel[1])),
+              ivs[5]);
+          flat = arith::IndexCastOp::create(b, l, i64, flat);
+          Value wins = arith::CmpIOp::create(
+              b, l, arith::CmpIPredicate::eq,
+              tensor::ExtractOp::create(b, l, winners, at), flat);
+          Value take = arith::AndIOp::create(
+              b, l, wins, arith::AndIOp::create(b, l, validI, validJ));
+          Value g = tensor::ExtractOp::create(b, l, dy, at);
+          Value sum = arith::AddFOp::create(b, l, acc, g);
+          return arith::SelectOp::create(b, l, take, sum, acc).getResult();
+        });
+    rewriter.replaceOp(op, dx);
+    return success();
+  }
+};
+
+struct AvgPool2DGradLowering : public OpConversionPattern<AvgPool2DGradOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(AvgPool2DGradOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    RankedTensorType dxType = op.getDx().getType(),
+                     dyType = typeOf(adaptor.getDy());
+    Type element = dxType.getElementType();
+    if (dyType.getNumElements() == 0) {
+      rewriter.replaceOp(op, zeros(rewriter, loc, dxType));
+      return success();
+    }
+    ArrayRef<int64_t> kernel = op.getKernel(), strides = op.getStrides(),
+                      pads = op.getPads();
+    int64_t outH = dyType.getDimSize(2), outW = dyType.getDimSize(3);
+    int64_t h = dxType.getDimSize(2), w = dxType.getDimSize(3);
+    // The divisors of avg_pool2d, known at compile time.
+    bool includePad = op.getCountIncludePad();
+    SmallVector<Attribute> divisors;
+    for (int64_t i = 0; i < outH; ++i) {
+      for (int64_t j = 0; j < outW; ++j) {
+        int64_t r0 = i * strides[0] - pads[0], c0 = j * strides[1] - pads[1];
+        int64_t rLo = includePad ? -pads[0] : 0,
+                rHi = includePad ? h + pads[2] : h;
+        int64_t cLo = includePad ? -pads[1] : 0,
+                cHi = includePad ? w + pads[3] : w;
+        int64_t rows = std::min(r0 + kernel[0], rHi) - std::max(r0, rLo);
+        int64_t cols = std::min(c0 + kernel[1], cHi) - std::max(c0, cLo);
+        divisors.push_back(rewriter.getFloatAttr(
+            element, 1.0 / std::max<int64_t>(rows * cols, 1)));
+      }
+    }
+    Value scale = arith::ConstantOp::create(
+        rewriter, loc,
+        DenseElementsAttr::get(RankedTensorType::get({outH, outW}, element),
+                               divisors));
+    Value scaled = mulF(rewriter, loc, adaptor.getDy(), scale);
+    Value dx = buildGatherSum(
+        rewriter, loc, dxType, kernel,
+        [&](OpBuilder &b, Location l, ValueRange ivs, Value acc) {
+          auto [oi, validI] =
+              windowAt(b, l, ivs[2], ivs[4], pads[0], strides[0], 1, outH);
+          auto [oj, validJ] =
+              windowAt(b, l, ivs[3], ivs[5], pads[1], strides[1], 1, outW);
+          Value g = tensor::ExtractOp::create(
+              b, l, scaled, ValueRange{ivs[0], ivs[1], oi, oj});
+          Value sum = arith::AddFOp::create(b, l, acc, g);
+          return arith::SelectOp::create(
+                     b, l, arith::AndIOp::create(b, l, validI, validJ), sum,
+                     acc)
+              .getResult();
+        });
+    rewriter.replaceOp(op, dx);
+    return success();
+  }
+};
+
+//===----------------------------------------------------------------------===//
+// Gathers and slices
+//===----------------------------------------------------------------------===//
+
+/// acc[at] += value.
+Value accumulate(OpBuilder &b, Location loc, Value acc, ValueRange at,
+                 Value value) {
+  Value old = tensor::ExtractOp::create(b, loc, acc, at);
+  Value sum = arith::AddFOp::create(b, loc, old, value);
+  return tensor::InsertOp::create(b, loc, sum, acc, at);
+}
+
+/// A sequential loop nest over `sizes` threading `init`; `body` returns the
+/// next value of the threaded tensor.
+Value scatterLoops(
+    OpBuilder &b, Location loc, ArrayRef<int64_t> sizes, Value init,
+    function_ref<Value(OpBuilder &, Location, ValueRange ivs, Value acc)>
+        body) {
+  SmallVector<Value> lbs, ubs, steps;
+  for (int64_t size : sizes) {
+    lbs.push_back(indexConstant(b, loc, 0));
+    ubs.push_back(indexConstant(b, loc, size));
+    steps.push_back(indexConstant(b, loc, 1));
+  }
+  scf::LoopNest nest =
+      scf::buildLoopNest(b, loc, lbs, ubs, steps, ValueRange{init},
+                         [&](OpBuilder &nb, Location nl, ValueRange ivs,
+                             ValueRange iterArgs) -> scf::ValueVector {
+                           return {body(nb, nl, ivs, iterArgs[0])};
+                         });
+  return nest.results.front();
+}
+
+struct GatherGradLowering : public OpConversionPattern<GatherGradOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(GatherGradOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    RankedTensorType dataType = op.getDdata().getType(),
+                     indexType = typeOf(adaptor.getIndices());
+    Type element = dataType.getElementType();
+    int64_t axis = op.getAxis();
+    int64_t outer = 1, inner = 1, size = dataType.getDimSize(axis),
+            count = indexType.getNumElements();
+    for (int64_t d = 0; d < axis; ++d)
+      outer *= dataType.getDimSize(d);
+    for (int64_t d = axis + 1; d < dataType.getRank(); ++d)
+      inner *= dataType.getDimSize(d);
+    Value result = zeros(rewriter, loc, dataType);
+    if (outer * count * inner == 0 || size == 0) {
+      rewriter.replaceOp(op, result);
+      return success();
+    }
+    // ddata[o, indices[i], q] += dy[o, i, q], on flattened views.
+    Value acc =
+        reshapeTensor(rewriter, loc, result,
+                      RankedTensorType::get({outer, size, inner}, element));
+    Value dy =
+        reshapeTensor(rewriter, loc, adaptor.getDy(),
+                      RankedTensorType::get({outer, count, inner}, element));
+    Value indices = reshapeTensor(
+        rewriter, loc, adaptor.getIndices(),
+        RankedTensorType::get({count}, indexType.getElementType()));
+    acc = scatterLoops(
+        rewriter, loc, {outer, count, inner}, acc,
+        [&](OpBuilder &b, Location l, ValueRange ivs, Value acc) {
+          Value row = normalizedIndex(
+              b, l, tensor::ExtractOp::create(b, l, indices, ivs[1]), size);
+          Value g = tensor::ExtractOp::create(b, l, dy, ivs);
+          return accumulate(b, l, acc, {ivs[0], row, ivs[2]}, g);
+        });
+    rewriter.replaceOp(op, reshapeTensor(rewriter, loc, acc, dataType));
+    return success();
+  }
+};
+
+struct GatherElementsGradLowering
+    : public OpConversionPattern<GatherElementsGradOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(GatherElementsGradOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    RankedTensorType dataType = op.getDdata().getType(),
+                     indexType = typeOf(adaptor.getIndices());
+    int64_t axis = op.getAxis(), size = dataType.getDimSize(axis);
+    Value result = zeros(rewriter, loc, dataType);
+    if (indexType.getNumElements() == 0 || size == 0) {
+      rewriter.replaceOp(op, result);
+      return success();
+    }
+    Value indices = adaptor.getIndices(), dy = adaptor.getDy();
+    result = scatterLoops(
+        rewriter, loc, indexType.getShape(), result,
+        [&](OpBuilder &b, Location l, ValueRange ivs, Value acc) {
+          SmallVector<Value> at(ivs);
+          at[axis] = normalizedIndex(
+              b, l, tensor::ExtractOp::create(b, l, indices, ivs), size);
+          Value g = tensor::ExtractOp::create(b, l, dy, ivs);
+          return accumulate(b, l, acc, at, g);
+        });
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
+struct SliceGradLowering : public OpConversionPattern<SliceGradOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(SliceGradOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    RankedTensorType dxType = op.getDx().getType(),
+                     dyType = typeOf(adaptor.getDy());
+    ArrayRef<int64_t> starts = op.getStarts(), steps = op.getSteps();
+    Value result = zeros(rewriter, loc, dxType);
+    if (dyType.getNumElements() == 0) {
+      rewriter.replaceOp(op, result);
+      return success();
+    }
+    if (llvm::all_of(steps, [](int64_t s) { return s > 0; })) {
+      SmallVector<OpFoldResult> offsets, sizes, strides;
+      for (int64_t d = 0; d < dxType.getRank(); ++d) {
+        offsets.push_back(rewriter.getIndexAttr(starts[d]));
+        sizes.push_back(rewriter.getIndexAttr(dyType.getDimSize(d)));
+        strides.push_back(rewriter.getIndexAttr(steps[d]));
+      }
+      rewriter.replaceOp(
+          op, tensor::InsertSliceOp::create(rewriter, loc, adaptor.getDy(),
+                                            result, offsets, sizes, strides));
+      return success();
+    }
+    // Negative steps: dx[i] = dy[(i - start) / step] where that is a whole
+    // index in range, else 0.
+    Value dy = adaptor.getDy();
+    rewriter.replaceOp(
+        op,
+        buildGatherSum(
+            rewriter, loc, dxType, {},
+            [&](OpBuilder &b, Location l, ValueRange ivs, Value acc) {
+              Value zero = indexConstant(b, l, 0), valid;
+              SmallVector<Value> at;
+              for (auto [d, iv] : llvm::enumerate(ivs)) {
+                Value step = indexConstant(b, l, steps[d]);
+                Value offset = arith::SubIOp::create(
+                    b, l, iv, indexConstant(b, l, starts[d]));
+                Value q = arith::DivSIOp::create(b, l, offset, step);
+                Value ok = arith::AndIOp::create(
+                    b, l,
+                    arith::CmpIOp::create(
+                        b, l, arith::CmpIPredicate::eq,
+                        arith::RemSIOp::create(b, l, offset, step), zero),
+                    arith::AndIOp::create(
+                        b, l,
+                        arith::CmpIOp::create(b, l, arith::CmpIPredicate::sge,
+                                              q, zero),
+                        arith::CmpIOp::create(
+                            b, l, arith::CmpIPredicate::slt, q,
+                            indexConstant(b, l, dyType.getDimSize(d)))));
+                valid = valid
+                            ? arith::AndIOp::create(b, l, valid, ok).getResult()
+                            : ok;
+                at.push_back(arith::MinSIOp::create(
+                    b, l, arith::MaxSIOp::create(b, l, q, zero),
+                    indexConstant(b, l, dyType.getDimSize(d) - 1)));
+              }
+              Value g = tensor::ExtractOp::create(b, l, dy, at);
+              return arith::SelectOp::create(b, l, valid, g, acc).getResult();
+            }));
+    return success();
+  }
+};
+
+//===----------------------------------------------------------------------===//
+// Losses and normalizations
+//===----------------------------------------------------------------------===//
+
+/// softmax along the last axis.
+Value softmaxLast(OpBuilder &b, Location loc, Value x) {
+  int64_t axis = typeOf(x).getRank() - 1;
+  Value shifted = subF(b, loc, x, reduceKeep(b, loc, x, {axis}, true));
+  Value exp =
+      buildElementwise(b, loc, typeOf(x), {shifted},
+                       [](OpBuilder &nb, Location nl, ValueRange a) {
+                         return math::ExpOp::create(nb, nl, a[0]).getResult();
+                       });
+  return binary<arith::DivFOp>(b, loc, exp, reduceKeep(b, loc, exp, {axis}));
+}
+
+/// `value` [...] as [..., 1].
+Value withUnitLast(OpBuilder &b, Location loc, Value value) {
+  RankedTensorType type = typeOf(value);
+  SmallVector<int64_t> shape(type.getShape());
+  shape.push_back(1);
+  return reshapeTensor(b, loc, value,
+                       RankedTensorType::get(shape, type.getElementType()));
+}
+
+struct SoftmaxCrossEntropyGradLowering
+    : public OpConversionPattern<SoftmaxCrossEntropyGradOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(SoftmaxCrossEntropyGradOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    RankedTensorType type = typeOf(adaptor.getLogits());
+    int64_t rank = type.getRank();
+    Value probs = softmaxLast(rewriter, loc, adaptor.getLogits());
+    std::optional<int64_t> ignore = op.getIgnoreIndex();
+    Value dlogits = buildElementwise(
+        rewriter, loc, type,
+        {probs, withUnitLast(rewriter, loc, adaptor.getLabels()),
+         withUnitLast(rewriter, loc, adaptor.getDloss())},
+        [&](OpBuilder &b, Location l, ValueRange args) -> Value {
+          Value p = args[0], label = args[1], dloss = args[2];
+          Type f = p.getType();
+          Value index = arith::IndexCastOp::create(
+              b, l, label.getType(), linalg::IndexOp::create(b, l, rank - 1));
+          Value hit = arith::CmpIOp::create(b, l, arith::CmpIPredicate::eq,
+                                            index, label);
+          Value onehot =
+              arith::SelectOp::create(b, l, hit, scalarConstant(b, l, f, 1),
+                                      scalarConstant(b, l, f, 0));
+          Value g = arith::MulFOp::create(
+              b, l, arith::SubFOp::create(b, l, p, onehot), dloss);
+          if (!ignore)
+            return g;
+          Value ignored = arith::CmpIOp::create(
+              b, l, arith::CmpIPredicate::eq, label,
+              scalarConstant(b, l, label.getType(), *ignore));
+          return arith::SelectOp::create(b, l, ignored,
+                                         scalarConstant(b, l, f, 0), g);
+        });
+    rewriter.replaceOp(op, dlogits);
+    return success();
+  }
+};
+
+/// rsqrt(v + eps), elementwise.
+Value invStdOf(OpBuilder &b, Location loc, Value variance, double epsilon) {
+  return buildElementwise(
+      b, loc, typeOf(variance), {variance},
+      [&](OpBuilder &nb, Location nl, ValueRange args) {
+        Value eps = scalarConstant(nb, nl, args[0].getType(), epsilon);
+        return math::RsqrtOp::create(
+                   nb, nl, arith::AddFOp::create(nb, nl, args[0], eps))
+            .getResult();
+      });
+}
+
+struct LayerNormGradLowering : public OpConversionPattern<LayerNormGradOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(LayerNormGradOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Value x = adaptor.getX(), dy = adaptor.getDy();
+    int64_t rank = typeOf(x).getRank(), axis = op.getAxis();
+    SmallVector<int64_t> normalized =
+        llvm::to_vector(llvm::seq<int64_t>(axis, rank));
+    SmallVector<int64_t> batch = llvm::to_vector(llvm::seq<int64_t>(0, axis));
+    // Statistics as the forward computes them.
+    Value mean = meanKeep(rewriter, loc, x, normalized);
+    Value centered = subF(rewriter, loc, x, mean);
+    Value variance = meanKeep(
+        rewriter, loc, mulF(rewriter, loc, centered, centered), normalized);
+    Value invStd =
+        invStdOf(rewriter, loc, variance, op.getEpsilon().convertToDouble());
+    Value xhat = mulF(rewriter, loc, centered, invStd);
+    // dx = invstd * (g - mean(g) - xhat * mean(g * xhat)), g = dy * scale.
+    Value g = mulF(rewriter, loc, dy, adaptor.getScale());
+    Value meanG = meanKeep(rewriter, loc, g, normalized);
+    Value meanGX =
+        meanKeep(rewriter, loc, mulF(rewriter, loc, g, xhat), normalized);
+    Value dx = subF(rewriter, loc, subF(rewriter, loc, g, meanG),
+                    mulF(rewriter, loc, xhat, meanGX));
+    dx = mulF(rewriter, loc, dx, invStd);
+    Value dscale =
+        reduceDrop(rewriter, loc, mulF(rewriter, loc, dy, xhat), batch);
+    Value dbias = reduceDrop(rewriter, loc, dy, batch);
+    rewriter.replaceOp(op, {dx, dscale, dbias});
+    return success();
+  }
+};
+
+/// A per-channel vector [C] as [C, 1, ...] to broadcast over N, C, ....
+Value channelShaped(OpBuilder &b, Location loc, Value param, int64_t rank) {
+  RankedTensorType type = typeOf(param);
+  SmallVector<int64_t> shape(rank - 1, 1);
+  shape[0] = type.getDimSize(0);
+  return reshapeTensor(b, loc, param,
+                       RankedTensorType::get(shape, type.getElementType()));
+}
+
+struct BatchNormGradLowering : public OpConversionPattern<BatchNormGradOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(BatchNormGradOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    RankedTensorType xType = typeOf(adaptor.getX());
+    int64_t rank = xType.getRank();
+    SmallVector<int64_t> axes = {0};
+    for (int64_t d = 2; d < rank; ++d)
+      axes.push_back(d);
+    auto shaped = [&](Value v) {
+      return channelShaped(rewriter, loc, v, rank);
+    };
+    Value dy = adaptor.getDy();
+    Value invStd = shaped(adaptor.getSavedInvStd());
+    Value xhat = mulF(
+        rewriter, loc,
+        subF(rewriter, loc, adaptor.getX(), shaped(adaptor.getSavedMean())),
+        invStd);
+    Value dbias = reduceDrop(rewriter, loc, dy, axes);
+    Value dscale =
+        reduceDrop(rewriter, loc, mulF(rewriter, loc, dy, xhat), axes);
+    // dx = scale * invstd * (dy - dbias / M - xhat * dscale / M).
+    double inv = 1.0 / std::max<int64_t>(countOver(xType, axes), 1);
+    Value meanDy = shaped(scaleF(rewriter, loc, dbias, inv));
+    Value meanDyX = shaped(scaleF(rewriter, loc, dscale, inv));
+    Value dx = subF(rewriter, loc, subF(rewriter, loc, dy, meanDy),
+                    mulF(rewriter, loc, xhat, meanDyX));
+    dx = mulF(rewriter, loc, dx,
+              mulF(rewriter, loc, shaped(adaptor.getScale()), invStd));
+    rewriter.replaceOp(op, {dx, dscale, dbias});
+    return success();
+  }
+};
+
+} // namespace
+
+void lowering::populateGradientPatterns(RewritePatternSet &patterns) {
+  patterns.add<Conv2DGradFilterLowering, MaxPool2DGradLowering,
+               AvgPool2DGradLowering, GatherGradLowering,
+               GatherElementsGradLowering, SliceGradLowering,
+               SoftmaxCrossEntropyGradLowering, LayerNormGradLowering,
+               BatchNormGradLowering>(patterns.getContext());
+}
