@@ -13,6 +13,9 @@
 #include "oneflow/Transforms/Passes.h"
 
 #include "mlir/IR/Builders.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/IR/Verifier.h"
+#include "mlir/Interfaces/InferTypeOpInterface.h"
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/SetVector.h"
 #include "llvm/ADT/StringSet.h"
@@ -31,6 +34,40 @@ namespace {
 bool isFloatTensor(Value value) {
   auto type = dyn_cast<RankedTensorType>(value.getType());
   return type && isa<FloatType>(type.getElementType());
+}
+
+/// Gives a forward op cloned onto micro-batch operands its micro-batch
+/// result types: inferred where the op can infer them, otherwise (reshape,
+/// expand, cast) the first dimension is cut like the operands were.
+LogicalResult retypeForMicrobatch(Operation *op, int64_t count) {
+  SmallVector<Type> types;
+  if (auto infer = dyn_cast<InferTypeOpInterface>(op)) {
+    if (failed(infer.inferReturnTypes(
+            op->getContext(), op->getLoc(), op->getOperands(),
+            op->getRawDictionaryAttrs(), op->getPropertiesStorage(),
+            op->getRegions(), types)))
+      return op->emitOpError() << "cannot run on micro-batches";
+  } else if (auto castOp = dyn_cast<CastOp>(op)) {
+    types.push_back(castOp.getX().getType().clone(
+        castOp.getY().getType().getElementType()));
+  } else {
+    bool cut = llvm::any_of(op->getOperands(), [&](Value operand) {
+      return operand.getDefiningOp() &&
+             operand.getDefiningOp()->getNumOperands() > 0;
+    });
+    for (Type type : op->getResultTypes()) {
+      auto tensor = cast<RankedTensorType>(type);
+      SmallVector<int64_t> shape(tensor.getShape());
+      if (cut && !shape.empty() && shape[0] % count == 0)
+        shape[0] /= count;
+      types.push_back(tensor.clone(shape));
+    }
+  }
+  for (auto [result, type] : llvm::zip(op->getResults(), types))
+    result.setType(type);
+  if (failed(verify(op)))
+    return op->emitOpError() << "cannot run on micro-batches";
+  return success();
 }
 
 /// One read per variable: later reads of a name use the first.
@@ -53,6 +90,151 @@ void mergeVariableReads(func::FuncOp graph) {
 
 struct AutodiffPass : public oneflow::impl::AutodiffBase<AutodiffPass> {
   using Base::Base;
+
+  /// Builds the backward of `ops` (a forward program in order) for `loss`,
+  /// whose gradient is `seed`; adds into `grads` the gradients of every
+  /// value the loss depends on through a source.
+  LogicalResult differentiate(OpBuilder &builder, ArrayRef<Operation *> ops,
+                              Value loss, double seed,
+                              const llvm::DenseSet<Value> &sources,
+                              llvm::DenseMap<Value, Value> &grads) {
+    // Values that depend on a source and that the loss depends on.
+    llvm::DenseSet<Value> dependsOnSource(sources.begin(), sources.end());
+    for (Operation *op : ops)
+      if (llvm::any_of(op->getOperands(), [&](Value operand) {
+            return dependsOnSource.contains(operand);
+          }))
+        for (Value result : op->getResults())
+          if (isFloatTensor(result))
+            dependsOnSource.insert(result);
+    llvm::DenseSet<Value> active;
+    if (dependsOnSource.contains(loss))
+      active.insert(loss);
+    for (Operation *op : llvm::reverse(ops))
+      if (llvm::any_of(op->getResults(),
+                       [&](Value result) { return active.contains(result); }))
+        for (Value operand : op->getOperands())
+          if (dependsOnSource.contains(operand))
+            active.insert(operand);
+
+    auto lossType = cast<RankedTensorType>(loss.getType());
+    Value &lossGrad = grads[loss];
+    lossGrad = ConstantOp::create(
+        builder, NameLoc::get(builder.getStringAttr("loss.grad")), lossType,
+        DenseElementsAttr::get(
+            lossType, builder.getFloatAttr(lossType.getElementType(), seed)));
+    bool failedRules = false;
+    for (Operation *op : llvm::reverse(ops)) {
+      SmallVector<Value> resultGrads;
+      bool any = false;
+      for (Value result : op->getResults()) {
+        Value grad = active.contains(result) ? grads.lookup(result) : Value();
+        resultGrads.push_back(grad);
+        any |= bool(grad);
+      }
+      if (!any)
+        continue;
+      auto rule = dyn_cast<GradientOpInterface>(op);
+      if (!rule) {
+        op->emitOpError() << "has no gradient rule, but the loss depends on "
+                             "it through a trained value";
+        failedRules = true;
+        continue;
+      }
+      SmallVector<Value> operandGrads;
+      if (failed(rule.buildGradients(builder, resultGrads, operandGrads))) {
+        failedRules = true;
+        continue;
+      }
+      assert(operandGrads.size() == op->getNumOperands() &&
+             "one gradient per operand");
+      for (auto [operand, grad] : llvm::zip(op->getOperands(), operandGrads)) {
+        if (!grad || !active.contains(operand))
+          continue;
+        if (grad.getType() != operand.getType()) {
+          op->emitOpError() << "gradient rule gave " << grad.getType()
+                            << " for an operand of type " << operand.getType();
+          failedRules = true;
+          continue;
+        }
+        Value &total = grads[operand];
+        total = total ? Value(AddOp::create(builder, op->getLoc(), total, grad))
+                      : grad;
+      }
+    }
+    if (failedRules)
+      return emitError(loss.getLoc())
+             << "cannot differentiate the loss: see the ops above";
+    return success();
+  }
+
+  /// Gradient accumulation: the forward program runs once per micro-batch
+  /// (every argument cut along its first axis), each followed by its
+  /// backward, so only one micro-batch's activations are alive at a time.
+  /// Micro-batch m takes samples m, m + M, m + 2M, ...: under data
+  /// parallelism each rank then holds its share of every micro-batch.
+  /// Returns the loss of the whole batch (the mean of the micro-batches').
+  FailureOr<Value>
+  differentiateMicrobatches(OpBuilder &builder, func::FuncOp graph,
+                            ArrayRef<Operation *> forward, Value loss,
+                            const llvm::DenseSet<Value> &sources,
+                            llvm::DenseMap<Value, Value> &grads) {
+    int64_t count = microbatches;
+    for (BlockArgument arg : graph.getArguments()) {
+      auto type = cast<RankedTensorType>(arg.getType());
+      if (type.getRank() < 1 || type.getDimSize(0) % count != 0)
+        return graph.emitError()
+               << "argument #" << arg.getArgNumber() << " of type " << type
+               << " cannot be cut into " << count
+               << " micro-batches along its first axis";
+    }
+    Location loc = NameLoc::get(builder.getStringAttr("microbatch"));
+    Value total;
+    for (int64_t m = 0; m < count; ++m) {
+      IRMapping mapping;
+      SmallVector<Operation *> ops;
+      llvm::DenseSet<Value> microSources(sources.begin(), sources.end());
+      for (BlockArgument arg : graph.getArguments()) {
+        auto type = cast<RankedTensorType>(arg.getType());
+        int64_t rows = type.getDimSize(0) / count;
+        SmallVector<int64_t> grouped{rows, count}, sliced{rows, 1};
+        grouped.append(type.getShape().begin() + 1, type.getShape().end());
+        sliced.append(type.getShape().begin() + 1, type.getShape().end());
+        SmallVector<int64_t> micro(type.getShape());
+        micro[0] = rows;
+        SmallVector<int64_t> starts(grouped.size(), 0), limits(grouped),
+            steps(grouped.size(), 1);
+        starts[1] = m;
+        limits[1] = m + 1;
+        auto regroup =
+            ReshapeOp::create(builder, loc, type.clone(grouped), arg);
+        auto slice = SliceOp::create(builder, loc, type.clone(sliced), regroup,
+                                     starts, limits, steps);
+        auto piece = ReshapeOp::create(builder, loc, type.clone(micro), slice);
+        ops.append({regroup, slice, piece});
+        mapping.map(arg, piece.getResult());
+      }
+      for (Operation *op : forward) {
+        Operation *clone = builder.clone(*op, mapping);
+        if (failed(retypeForMicrobatch(clone, count)))
+          return failure();
+        ops.push_back(clone);
+      }
+      Value microLoss = mapping.lookup(loss);
+      if (failed(differentiate(builder, ops, microLoss, 1.0 / double(count),
+                               microSources, grads)))
+        return failure();
+      total = total ? Value(AddOp::create(builder, loc, total, microLoss))
+                    : microLoss;
+    }
+    auto type = cast<RankedTensorType>(total.getType());
+    Value scale = ConstantOp::create(
+        builder, loc, type,
+        DenseElementsAttr::get(
+            type,
+            builder.getFloatAttr(type.getElementType(), 1.0 / double(count))));
+    return Value(MulOp::create(builder, loc, total, scale));
+  }
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
@@ -119,89 +301,40 @@ struct AutodiffPass : public oneflow::impl::AutodiffBase<AutodiffPass> {
       }
     }
 
-    // Values that depend on a source and that the loss depends on.
-    llvm::DenseSet<Value> dependsOnSource;
-    for (const Source &source : sources)
-      dependsOnSource.insert(source.value);
+    // The backward pass, built before the return: for the whole batch, or
+    // micro-batch by micro-batch (forward then backward of each, the
+    // gradients of shared values summed).
     Block &body = graph.getBody().front();
-    for (Operation &op : body.without_terminator())
-      if (llvm::any_of(op.getOperands(), [&](Value operand) {
-            return dependsOnSource.contains(operand);
-          }))
-        for (Value result : op.getResults())
-          if (isFloatTensor(result))
-            dependsOnSource.insert(result);
-    llvm::DenseSet<Value> active;
-    if (dependsOnSource.contains(loss))
-      active.insert(loss);
-    for (Operation &op : llvm::reverse(body.without_terminator()))
-      if (llvm::any_of(op.getResults(),
-                       [&](Value result) { return active.contains(result); }))
-        for (Value operand : op.getOperands())
-          if (dependsOnSource.contains(operand))
-            active.insert(operand);
-
-    // The backward pass, built before the return in reverse program order.
-    OpBuilder builder(ret);
-    llvm::DenseMap<Value, Value> grads;
-    auto lossType = cast<RankedTensorType>(loss.getType());
-    grads[loss] = ConstantOp::create(
-        builder, NameLoc::get(StringAttr::get(context, "loss.grad")), lossType,
-        DenseElementsAttr::get(
-            lossType, builder.getFloatAttr(lossType.getElementType(), 1.0)));
-    bool failedRules = false;
     SmallVector<Operation *> forward;
     for (Operation &op : body.without_terminator())
-      forward.push_back(&op);
-    for (Operation *op : llvm::reverse(forward)) {
-      // Variables, constants: the gradient stops here.
-      if (op->getNumOperands() == 0)
-        continue;
-      SmallVector<Value> resultGrads;
-      bool any = false;
-      for (Value result : op->getResults()) {
-        Value grad = active.contains(result) ? grads.lookup(result) : Value();
-        resultGrads.push_back(grad);
-        any |= bool(grad);
+      if (op.getNumOperands() > 0)
+        forward.push_back(&op);
+    llvm::DenseSet<Value> sourceValues;
+    for (const Source &source : sources)
+      sourceValues.insert(source.value);
+    OpBuilder builder(ret);
+    llvm::DenseMap<Value, Value> grads;
+    if (microbatches <= 1) {
+      if (failed(
+              differentiate(builder, forward, loss, 1.0, sourceValues, grads)))
+        return signalPassFailure();
+    } else {
+      if (ret.getNumOperands() != 1) {
+        graph.emitError() << "with micro-batches the loss must be the only "
+                             "result";
+        return signalPassFailure();
       }
-      if (!any)
-        continue;
-      auto rule = dyn_cast<GradientOpInterface>(op);
-      if (!rule) {
-        op->emitOpError() << "has no gradient rule, but the loss depends on "
-                             "it through a trained value";
-        failedRules = true;
-        continue;
-      }
-      SmallVector<Value> operandGrads;
-      if (failed(rule.buildGradients(builder, resultGrads, operandGrads))) {
-        failedRules = true;
-        continue;
-      }
-      assert(operandGrads.size() == op->getNumOperands() &&
-             "one gradient per operand");
-      for (auto [operand, grad] : llvm::zip(op->getOperands(), operandGrads)) {
-        if (!grad || !active.contains(operand))
-          continue;
-        if (grad.getType() != operand.getType()) {
-          op->emitOpError() << "gradient rule gave " << grad.getType()
-                            << " for an operand of type " << operand.getType();
-          failedRules = true;
-          continue;
-        }
-        Value &total = grads[operand];
-        total = total ? Value(AddOp::create(builder, op->getLoc(), total, grad))
-                      : grad;
-      }
-    }
-    if (failedRules) {
-      graph.emitError() << "cannot differentiate the loss: see the ops above";
-      return signalPassFailure();
+      FailureOr<Value> total = differentiateMicrobatches(
+          builder, graph, forward, loss, sourceValues, grads);
+      if (failed(total))
+        return signalPassFailure();
+      loss = *total;
     }
 
     // One gradient result per source the loss depends on (every float
     // argument in gradient-check mode, zeros where it does not).
     SmallVector<Value> results(ret.getOperands());
+    results[0] = loss;
     SmallVector<DictionaryAttr> resultAttrs;
     graph.getAllResultAttrs(resultAttrs);
     for (const Source &source : sources) {
@@ -227,6 +360,10 @@ struct AutodiffPass : public oneflow::impl::AutodiffBase<AutodiffPass> {
     }
     func::ReturnOp::create(builder, ret.getLoc(), results);
     ret.erase();
+    // The micro-batches' copies replaced the whole-batch forward program.
+    if (microbatches > 1)
+      for (Operation *op : llvm::reverse(forward))
+        op->erase();
     graph.setType(FunctionType::get(context, graph.getArgumentTypes(),
                                     ValueRange(results).getTypes()));
     graph.setAllResultAttrs(resultAttrs);

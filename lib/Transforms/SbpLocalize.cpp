@@ -153,6 +153,9 @@ private:
   Value collective(Location loc, StringRef kind, Value input,
                    RankedTensorType type, int64_t axis, int64_t meshAxis,
                    int64_t concatAxis = 0) {
+    // A group of one device moves nothing.
+    if (meshShape[meshAxis] == 1 && input.getType() == type)
+      return input;
     auto op = sbp::CollectiveOp::create(
         builder, loc, type, builder.getStringAttr(kind), input,
         builder.getDenseI64ArrayAttr(groupAlong(meshAxis)),

@@ -105,6 +105,10 @@ static llvm::cl::opt<double> weightDecayOption(
     "weight-decay",
     llvm::cl::desc("Weight decay (default: 0 for sgd, 0.01 for adamw)"),
     llvm::cl::init(-1.0), llvm::cl::cat(trainingCategory));
+static llvm::cl::opt<int64_t> microbatchesOption(
+    "microbatches",
+    llvm::cl::desc("Accumulate gradients over M micro-batches per step"),
+    llvm::cl::init(1), llvm::cl::cat(trainingCategory));
 static llvm::cl::list<std::string>
     freezeOption("freeze",
                  llvm::cl::desc("Parameters not to train (comma-separated)"),
@@ -136,6 +140,7 @@ static void addTrainingPasses(PassManager &pm) {
   pm.addPass(oneflow::createAddLoss(loss));
   oneflow::AutodiffOptions autodiff;
   autodiff.freeze.assign(freezeOption.begin(), freezeOption.end());
+  autodiff.microbatches = microbatchesOption;
   pm.addPass(oneflow::createAutodiff(autodiff));
   oneflow::OptimizerOptions optimizer;
   optimizer.optimizer = optimizerOption;

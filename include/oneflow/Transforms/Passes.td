@@ -172,6 +172,12 @@ def Autodiff : Pass<"oneflow-autodiff", "ModuleOp"> {
       `oneflow.trainable`. Reads of one variable are merged first.
     - `wrt=arguments` (gradient checks): every floating-point argument.
 
+    With `microbatches=M`, the forward program runs once per micro-batch
+    (every argument cut into M along its first axis; micro-batch m takes
+    samples m, m+M, ...) followed by its backward, and the gradients are
+    summed (gradient accumulation): the loss and gradients equal those of
+    the whole batch, with one micro-batch's activations alive at a time.
+
     Ops on the path without a rule are all reported, each at its location.
   }];
   let options = [
@@ -179,6 +185,8 @@ def Autodiff : Pass<"oneflow-autodiff", "ModuleOp"> {
            "Differentiate with respect to 'variables' or 'arguments'">,
     ListOption<"freeze", "freeze", "std::string",
                "Variables that are not trained">,
+    Option<"microbatches", "microbatches", "int64_t", /*default=*/"1",
+           "Accumulate gradients over this many micro-batches">,
   ];
 }
 
