@@ -74,11 +74,17 @@ LogicalResult retypeForMicrobatch(Operation *op, int64_t count) {
 void mergeVariableReads(func::FuncOp graph) {
   llvm::StringMap<VariableOp> first;
   Block &body = graph.getBody().front();
+  Operation *lastMoved = nullptr;
   for (VariableOp variable :
        llvm::make_early_inc_range(body.getOps<VariableOp>())) {
     auto [it, inserted] = first.try_emplace(variable.getVarName(), variable);
     if (inserted) {
-      variable->moveBefore(&body, body.begin());
+      // At the top, in their first-read order.
+      if (lastMoved)
+        variable->moveAfter(lastMoved);
+      else
+        variable->moveBefore(&body, body.begin());
+      lastMoved = variable;
       continue;
     }
     if (it->second.getType() == variable.getType()) {
@@ -124,26 +130,51 @@ struct AutodiffPass : public oneflow::impl::AutodiffBase<AutodiffPass> {
         DenseElementsAttr::get(
             lossType, builder.getFloatAttr(lossType.getElementType(), seed)));
     bool failedRules = false;
+    // Values whose gradient a failed rule left unknown: the ops before
+    // them are still checked, so every op without a rule is reported.
+    llvm::DenseSet<Value> unknown;
+    auto markUnknown = [&](Operation *op) {
+      failedRules = true;
+      for (Value operand : op->getOperands())
+        if (active.contains(operand))
+          unknown.insert(operand);
+    };
     for (Operation *op : llvm::reverse(ops)) {
       SmallVector<Value> resultGrads;
-      bool any = false;
+      bool any = false, anyUnknown = false;
       for (Value result : op->getResults()) {
         Value grad = active.contains(result) ? grads.lookup(result) : Value();
         resultGrads.push_back(grad);
         any |= bool(grad);
+        anyUnknown |= unknown.contains(result);
       }
-      if (!any)
+      if (!any && !anyUnknown)
         continue;
       auto rule = dyn_cast<GradientOpInterface>(op);
       if (!rule) {
         op->emitOpError() << "has no gradient rule, but the loss depends on "
                              "it through a trained value";
-        failedRules = true;
+        markUnknown(op);
+        continue;
+      }
+      if (anyUnknown) {
+        // Only to learn whether the rule applies: the pass fails anyway.
+        for (auto [result, grad] : llvm::zip(op->getResults(), resultGrads))
+          if (unknown.contains(result)) {
+            auto type = cast<RankedTensorType>(result.getType());
+            grad = ConstantOp::create(
+                builder, op->getLoc(), type,
+                DenseElementsAttr::get(
+                    type, builder.getZeroAttr(type.getElementType())));
+          }
+        SmallVector<Value> ignored;
+        (void)rule.buildGradients(builder, resultGrads, ignored);
+        markUnknown(op);
         continue;
       }
       SmallVector<Value> operandGrads;
       if (failed(rule.buildGradients(builder, resultGrads, operandGrads))) {
-        failedRules = true;
+        markUnknown(op);
         continue;
       }
       assert(operandGrads.size() == op->getNumOperands() &&
