@@ -12,7 +12,7 @@
 // SGD-SAME: -> tensor<f32> {
 // SGD: %[[W:.*]] = oneflow.variable @w
 // SGD: %[[G:.*]] = oneflow.mul %{{.*}}, %arg0
-// SGD: %[[STEP:.*]] = oneflow.mul %[[G]], %[[LR:.*]] : (tensor<8xf32>, tensor<f32>) -> tensor<8xf32>
+// SGD: %[[STEP:.*]] = oneflow.mul %[[G]], %[[RATE:.*]] : (tensor<8xf32>, tensor<f32>) -> tensor<8xf32>
 // SGD: %[[NEW:.*]] = oneflow.sub %[[W]], %[[STEP]]
 // SGD: oneflow.assign @w, %[[NEW]] : tensor<8xf32>
 // SGD: return %{{.*}} : tensor<f32>
