@@ -56,6 +56,8 @@ OPTIONS:
                       run before a --load'ed checkpoint); needs a plan with a
                       loss output.
   --quiet             No per-step lines on stderr (the summary stays).
+  --log-every N       A progress line every N steps (and after the last);
+                      default 1.
   --save DIR          After the last step, write every variable of the plan
                       (full logical tensors, gathered from the ranks) and the
                       step count as the checkpoint directory DIR: one
@@ -130,7 +132,7 @@ Expected<Options> parseCommandLine(int argc, char **argv) {
         flag == "--trace" || flag == "--np" || flag == "--data" ||
         flag == "--batch" || flag == "--seed" || flag == "--metrics" ||
         flag == "--save" || flag == "--save-every" || flag == "--load" ||
-        flag == "--export-onnx";
+        flag == "--export-onnx" || flag == "--log-every";
     if (!takesValue)
       return makeError("unknown option '", arg, "' (see --help)");
     if (!inlineValue) {
@@ -157,11 +159,14 @@ Expected<Options> parseCommandLine(int argc, char **argv) {
                             : flag == "--export-onnx" ? options.exportOnnx
                                                       : options.outputDir;
       target = value;
-    } else if (flag == "--batch" || flag == "--save-every") {
+    } else if (flag == "--batch" || flag == "--save-every" ||
+               flag == "--log-every") {
       Expected<int64_t> count = parsePositive(flag, value);
       if (!count.ok())
         return count.error();
-      (flag == "--batch" ? options.batch : options.saveEvery) = *count;
+      (flag == "--batch"        ? options.batch
+       : flag == "--save-every" ? options.saveEvery
+                                : options.logEvery) = *count;
     } else if (flag == "--seed") {
       errno = 0;
       char *end = nullptr;

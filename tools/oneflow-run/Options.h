@@ -28,6 +28,7 @@ struct Options {
   uint64_t seed = 0;
   std::string metricsFile;
   bool quiet = false;
+  int64_t logEvery = 1; // progress lines every N steps
   std::string saveDir, loadDir;
   int64_t saveEvery = 0; // 0: only after the last step
   std::string exportOnnx;

@@ -260,6 +260,7 @@ StepReport::create(const Options &options, const plan::Plan &plan, bool root,
   std::unique_ptr<StepReport> report(new StepReport());
   report->root = root;
   report->quiet = options.quiet;
+  report->logEvery = options.logEvery;
   report->lastStep = lastStep;
   report->samplesPerStep = samplesPerStep;
   report->lossName = plan.loss_output();
@@ -299,7 +300,7 @@ void StepReport::stepDone(int64_t step, double seconds) {
   double samplesPerSecond = seconds > 0 ? double(samplesPerStep) / seconds : 0;
   char text[160];
   if (lossName.empty()) {
-    if (!quiet)
+    if (!quiet && ((step + 1) % logEvery == 0 || step + 1 == lastStep))
       std::cerr << "step " << step + 1 << "/" << lastStep << ": "
                 << (std::snprintf(text, sizeof(text), "%.3f ms", seconds * 1e3),
                     text)
@@ -315,7 +316,7 @@ void StepReport::stepDone(int64_t step, double seconds) {
       losses.erase(it);
     }
   }
-  if (!quiet) {
+  if (!quiet && ((step + 1) % logEvery == 0 || step + 1 == lastStep)) {
     std::snprintf(text, sizeof(text),
                   "step %lld/%lld  loss %.4f  %.1f samples/s",
                   static_cast<long long>(step + 1),

@@ -61,6 +61,7 @@ public:
 private:
   StepReport() = default;
   bool root = false, quiet = false;
+  int64_t logEvery = 1;
   int64_t lastStep = 0, samplesPerStep = 1;
   std::string lossName;
   plan::DataType lossType = plan::F32;
