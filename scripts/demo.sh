@@ -1,8 +1,11 @@
 #!/usr/bin/env bash
-# Sets everything up, then runs the main job: a small GPT (ONNX, exported
-# from PyTorch) compiled for a 2x2 CPU mesh -- data parallel on one axis,
-# Megatron tensor parallel on the other -- and executed by oneflow-run on 4
-# local MPI ranks; its logits are compared with PyTorch's.
+# Sets everything up; shows, briefly, inference of a small GPT compiled for a
+# 2x2 CPU mesh -- data parallel on one axis, Megatron tensor parallel on the
+# other -- on 4 local MPI ranks, compared with PyTorch's logits; then runs
+# the main job: an MLP (ONNX, exported from PyTorch) trained on the
+# handwritten digits by `oneflow-opt --train` with data parallelism on 2
+# local MPI ranks, ending with its accuracy on the held-out test images
+# (scripts/demo_training.sh).
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 source "$ROOT/scripts/setup.sh"
@@ -33,3 +36,7 @@ echo
 echo "== Logits vs PyTorch =="
 /usr/bin/python3 "$ROOT/test/Runtime/Inputs/compare.py" \
   "$WORK/out/logits.npy" "$MODELS/gpt.output.logits.npy"
+
+echo
+echo "== The main job: training on 2 data-parallel ranks =="
+"$ROOT/scripts/demo_training.sh" "$BUILD_DIR"

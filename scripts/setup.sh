@@ -18,6 +18,9 @@ PACKAGES=(
   # ONNX import and its test data.
   libonnx-dev libonnx-testdata python3-onnx python3-numpy
   libprotobuf-dev protobuf-compiler
+  # Reference gradients (PyTorch autograd) in tests; the training demo's
+  # model export and its digits data (scikit-learn ships them).
+  python3-torch python3-sklearn
   # Multi-rank runtime and CPU BLAS.
   libopenmpi-dev openmpi-bin libopenblas-dev
 )
