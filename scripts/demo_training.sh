@@ -90,12 +90,12 @@ phase "Training: $STEPS steps of $BATCH images ($(awk -v s="$STEPS" -v b=$BATCH 
 t=$(date +%s.%N)
 logged "$WORK/train.log" "$RUN" "$WORK/train_plan" --np $RANKS \
   --data "x=$WORK/data/train_x.npy" --data "labels=$WORK/data/train_y.npy" \
-  --batch $BATCH --shuffle --seed 0 --steps "$STEPS" --metrics "$WORK/metrics.jsonl" \
+  --batch $BATCH --shuffle --seed 0 --steps "$STEPS" --quiet --metrics "$WORK/metrics.jsonl" \
   --save "$WORK/ckpt" --export-onnx "$WORK/trained.onnx"
 "$PYTHON" "$ROOT/python/tools/metrics_summary.py" "$WORK/metrics.jsonl" \
   --epoch-size "$NTRAIN" --batch $BATCH
 echo "trained in $(elapsed "$t"); last lines of oneflow-run's log:"
-tail -n 2 "$WORK/train.log" | sed 's/^/  /'
+tail -n 3 "$WORK/train.log" | sed 's/^/  /'
 
 phase "Evaluating the trained weights (trained.onnx) on the 360 test images"
 NTEST=$("$PYTHON" -c "import numpy, sys; print(numpy.load(sys.argv[1], mmap_mode='r').shape[0])" \
