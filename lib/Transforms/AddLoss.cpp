@@ -133,6 +133,29 @@ struct AddLossPass : public oneflow::impl::AddLossBase<AddLossPass> {
           llvm::to_vector(llvm::seq<int64_t>(0, perType.getRank())),
           /*keepdims=*/false);
 
+    // The model runs in training mode: batch norms normalize with batch
+    // statistics and update their running statistics (momentum 0.1, as
+    // PyTorch's default).
+    for (BatchNormOp norm :
+         llvm::make_early_inc_range(graph.getOps<BatchNormOp>())) {
+      auto mean = norm.getMean().getDefiningOp<VariableOp>();
+      auto variance = norm.getVariance().getDefiningOp<VariableOp>();
+      if (!mean || !variance)
+        continue;
+      OpBuilder at(norm);
+      Type stats = norm.getMean().getType();
+      auto train = BatchNormTrainOp::create(
+          at, norm.getLoc(), norm.getX().getType(), stats, stats, stats, stats,
+          norm.getX(), norm.getScale(), norm.getBias(), norm.getMean(),
+          norm.getVariance(), norm.getEpsilonAttr(), at.getF64FloatAttr(0.1));
+      AssignOp::create(at, norm.getLoc(), mean.getVarNameAttr(),
+                       train.getNewRunningMean());
+      AssignOp::create(at, norm.getLoc(), variance.getVarNameAttr(),
+                       train.getNewRunningVariance());
+      norm.replaceAllUsesWith(train.getY());
+      norm.erase();
+    }
+
     // The loss is the only result.
     func::ReturnOp::create(builder, ret.getLoc(), ValueRange{value});
     ret.erase();

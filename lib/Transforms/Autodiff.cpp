@@ -17,6 +17,7 @@
 #include "mlir/IR/Verifier.h"
 #include "mlir/Interfaces/InferTypeOpInterface.h"
 #include "llvm/ADT/DenseSet.h"
+#include "llvm/ADT/MapVector.h"
 #include "llvm/ADT/SetVector.h"
 #include "llvm/ADT/StringSet.h"
 
@@ -221,8 +222,18 @@ struct AutodiffPass : public oneflow::impl::AutodiffBase<AutodiffPass> {
     }
     Location loc = NameLoc::get(builder.getStringAttr("microbatch"));
     Value total;
+    // Variables the forward program assigns (running statistics): each
+    // micro-batch reads what the previous one stored; one assign at the end.
+    llvm::MapVector<StringAttr, Value> stored;
+    llvm::DenseMap<StringAttr, Value> readOf;
+    for (Operation &op : graph.getBody().front())
+      if (auto variable = dyn_cast<VariableOp>(op))
+        readOf.try_emplace(variable.getVarNameAttr(), variable.getOutput());
     for (int64_t m = 0; m < count; ++m) {
       IRMapping mapping;
+      for (auto [name, value] : stored)
+        if (Value read = readOf.lookup(name))
+          mapping.map(read, value);
       SmallVector<Operation *> ops;
       llvm::DenseSet<Value> microSources(sources.begin(), sources.end());
       for (BlockArgument arg : graph.getArguments()) {
@@ -246,6 +257,11 @@ struct AutodiffPass : public oneflow::impl::AutodiffBase<AutodiffPass> {
         mapping.map(arg, piece.getResult());
       }
       for (Operation *op : forward) {
+        if (auto assign = dyn_cast<AssignOp>(op)) {
+          stored[assign.getVarNameAttr()] =
+              mapping.lookupOrDefault(assign.getValue());
+          continue;
+        }
         Operation *clone = builder.clone(*op, mapping);
         if (failed(retypeForMicrobatch(clone, count)))
           return failure();
@@ -258,6 +274,8 @@ struct AutodiffPass : public oneflow::impl::AutodiffBase<AutodiffPass> {
       total = total ? Value(AddOp::create(builder, loc, total, microLoss))
                     : microLoss;
     }
+    for (auto [name, value] : stored)
+      AssignOp::create(builder, loc, name, value);
     auto type = cast<RankedTensorType>(total.getType());
     Value scale = ConstantOp::create(
         builder, loc, type,

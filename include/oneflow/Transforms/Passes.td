@@ -145,7 +145,10 @@ def AddLoss : Pass<"oneflow-add-loss", "ModuleOp"> {
       squared differences.
 
     The loss is named `loss` (the `oneflow.loss_output` module attribute) and
-    the labels' first dimension is recorded as `oneflow.batch_size`.
+    the labels' first dimension is recorded as `oneflow.batch_size`. The
+    model runs in training mode: a `batch_norm` whose statistics are
+    variables becomes `batch_norm_train` (batch statistics) and assigns the
+    updated running statistics.
   }];
   let options = [
     Option<"loss", "loss", "std::string", /*default=*/"\"cross-entropy\"",

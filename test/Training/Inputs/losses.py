@@ -4,6 +4,9 @@
   losses.py compare METRICS.jsonl REF [--rtol R] [--steps N] [--offset K]
       REF is a .npy of losses or another metrics .jsonl; compares the first
       N losses (all of REF by default), METRICS' step numbers starting at K.
+  losses.py ckpt-matches CKPT DIR [--rtol R]
+      Every DIR/NAME.npy equals checkpoint variable NAME (within R times the
+      tensor's largest magnitude).
   losses.py same-weights DIR_A DIR_B [--rtol R]
       Two checkpoint directories hold the same tensors (names, shapes, and
       values within R times each tensor's largest magnitude; default exact).
@@ -82,6 +85,27 @@ def same_weights(args):
     print(f"same weights: {len(ta)} variables, max relative difference {worst:.2g}")
 
 
+def ckpt_matches(args):
+    rtol = option(args, "--rtol", 1e-5, float)
+    ckpt, ref = args
+    manifest = json.load(open(os.path.join(ckpt, "manifest.json")))
+    files = {e["name"]: e["file"] for e in manifest["variables"]}
+    names = sorted(f[:-4] for f in os.listdir(ref) if f.endswith(".npy"))
+    worst = 0.0
+    for name in names:
+        if name not in files:
+            sys.exit(f"error: the checkpoint has no variable '{name}'")
+        x = np.load(os.path.join(ckpt, files[name])).astype(np.float64)
+        y = np.load(os.path.join(ref, name + ".npy")).astype(np.float64)
+        scale = max(float(np.max(np.abs(y))), 1e-6)
+        diff = float(np.max(np.abs(x - y))) / scale
+        worst = max(worst, diff)
+        if x.shape != y.shape or diff > rtol:
+            sys.exit(f"error: {name} differs (shape {x.shape} vs {y.shape}, "
+                     f"max relative difference {diff:.3g})")
+    print(f"checkpoint matches: {len(names)} tensors, max relative difference {worst:.2g}")
+
+
 def main():
     command, args = sys.argv[1], sys.argv[2:]
     if command == "flatten":
@@ -89,6 +113,8 @@ def main():
         np.save(args[1], x.reshape((-1,) + x.shape[2:]))
     elif command == "compare":
         compare(args)
+    elif command == "ckpt-matches":
+        ckpt_matches(args)
     elif command == "same-weights":
         same_weights(args)
     else:
