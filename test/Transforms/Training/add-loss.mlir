@@ -37,3 +37,24 @@ func.func @main(%x: tensor<2x8x5xf32> {onnx.name = "x"}) -> (tensor<2x8x5xf32> {
   %y = oneflow.relu %x : tensor<2x8x5xf32>
   return %y : tensor<2x8x5xf32>
 }
+
+// -----
+
+// Training mode: batch norm uses batch statistics and stores the updated
+// running statistics.
+// CE-LABEL: func.func @main(
+// CE: %[[Y:.*]], %[[MEAN:.*]], %[[VAR:.*]], %{{.*}}, %{{.*}} = oneflow.batch_norm_train %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} :
+// CE: oneflow.assign @bn.running_mean, %[[MEAN]] : tensor<3xf32>
+// CE: oneflow.assign @bn.running_var, %[[VAR]] : tensor<3xf32>
+// CE: oneflow.global_avg_pool2d %[[Y]]
+// MSE-LABEL: func.func @main(
+// MSE: oneflow.batch_norm_train
+func.func @main(%x: tensor<2x3x4x4xf32> {onnx.name = "x"}) -> (tensor<2x3x1x1xf32> {onnx.name = "y"}) {
+  %s = oneflow.variable @bn.weight {initial_value = dense<1.0> : tensor<3xf32>} : tensor<3xf32>
+  %b = oneflow.variable @bn.bias {initial_value = dense<0.0> : tensor<3xf32>} : tensor<3xf32>
+  %m = oneflow.variable @bn.running_mean {initial_value = dense<0.0> : tensor<3xf32>} : tensor<3xf32>
+  %v = oneflow.variable @bn.running_var {initial_value = dense<1.0> : tensor<3xf32>} : tensor<3xf32>
+  %n = oneflow.batch_norm %x, %s, %b, %m, %v : tensor<2x3x4x4xf32>, tensor<3xf32>
+  %p = oneflow.global_avg_pool2d %n : tensor<2x3x4x4xf32> -> tensor<2x3x1x1xf32>
+  return %p : tensor<2x3x1x1xf32>
+}
