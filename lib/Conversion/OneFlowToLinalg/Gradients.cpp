@@ -39,35 +39,16 @@ Value zeros(OpBuilder &b, Location loc, RankedTensorType type) {
 // Elementwise and reduction helpers on whole tensors
 //===----------------------------------------------------------------------===//
 
-using BinaryFn = function_ref<Value(OpBuilder &, Location, Value, Value)>;
-
-/// `fn(lhs, rhs)` elementwise with numpy broadcasting.
-Value binary(OpBuilder &b, Location loc, Value lhs, Value rhs, BinaryFn fn) {
+/// lhs * rhs elementwise with numpy broadcasting.
+Value mulF(OpBuilder &b, Location loc, Value lhs, Value rhs) {
   RankedTensorType l = typeOf(lhs), r = typeOf(rhs);
   SmallVector<int64_t> shape;
   (void)OpTrait::util::getBroadcastedShape(l.getShape(), r.getShape(), shape);
   return buildElementwise(
       b, loc, RankedTensorType::get(shape, l.getElementType()), {lhs, rhs},
       [&](OpBuilder &nb, Location nl, ValueRange args) {
-        return fn(nb, nl, args[0], args[1]);
+        return arith::MulFOp::create(nb, nl, args[0], args[1]).getResult();
       });
-}
-
-template <typename ArithOp>
-Value binary(OpBuilder &b, Location loc, Value lhs, Value rhs) {
-  return binary(b, loc, lhs, rhs,
-                [](OpBuilder &nb, Location nl, Value x, Value y) -> Value {
-                  return ArithOp::create(nb, nl, x, y);
-                });
-}
-Value addF(OpBuilder &b, Location loc, Value l, Value r) {
-  return binary<arith::AddFOp>(b, loc, l, r);
-}
-Value subF(OpBuilder &b, Location loc, Value l, Value r) {
-  return binary<arith::SubFOp>(b, loc, l, r);
-}
-Value mulF(OpBuilder &b, Location loc, Value l, Value r) {
-  return binary<arith::MulFOp>(b, loc, l, r);
 }
 
 /// x * factor.
@@ -91,28 +72,11 @@ Value reduceDrop(OpBuilder &b, Location loc, Value x, ArrayRef<int64_t> axes,
       });
 }
 
-/// Sum (or max) over `axes`, keeping them as unit dimensions.
-Value reduceKeep(OpBuilder &b, Location loc, Value x, ArrayRef<int64_t> axes,
-                 bool max = false) {
-  RankedTensorType type = typeOf(x);
-  SmallVector<int64_t> kept(type.getShape());
-  for (int64_t axis : axes)
-    kept[axis] = 1;
-  return reshapeTensor(b, loc, reduceDrop(b, loc, x, axes, max),
-                       RankedTensorType::get(kept, type.getElementType()));
-}
-
 int64_t countOver(RankedTensorType type, ArrayRef<int64_t> axes) {
   int64_t count = 1;
   for (int64_t axis : axes)
     count *= type.getDimSize(axis);
   return count;
-}
-
-/// Mean over `axes`, kept.
-Value meanKeep(OpBuilder &b, Location loc, Value x, ArrayRef<int64_t> axes) {
-  return scaleF(b, loc, reduceKeep(b, loc, x, axes),
-                1.0 / std::max<int64_t>(countOver(typeOf(x), axes), 1));
 }
 
 /// An index operand (any integer type) as an in-range `index`, as the
@@ -651,12 +615,12 @@ struct SliceGradLowering : public OpConversionPattern<SliceGradOp> {
     RankedTensorType dxType = op.getDx().getType(),
                      dyType = typeOf(adaptor.getDy());
     ArrayRef<int64_t> starts = op.getStarts(), steps = op.getSteps();
-    Value result = zeros(rewriter, loc, dxType);
     if (dyType.getNumElements() == 0) {
-      rewriter.replaceOp(op, result);
+      rewriter.replaceOp(op, zeros(rewriter, loc, dxType));
       return success();
     }
     if (llvm::all_of(steps, [](int64_t s) { return s > 0; })) {
+      Value result = zeros(rewriter, loc, dxType);
       SmallVector<OpFoldResult> offsets, sizes, strides;
       for (int64_t d = 0; d < dxType.getRank(); ++d) {
         offsets.push_back(rewriter.getIndexAttr(starts[d]));
@@ -712,67 +676,48 @@ struct SliceGradLowering : public OpConversionPattern<SliceGradOp> {
 //===----------------------------------------------------------------------===//
 // Losses and normalizations
 //===----------------------------------------------------------------------===//
+//
+// Written as few passes as possible over the large tensors: row statistics
+// are reductions reading the inputs directly, and each result is one
+// linalg.generic computing the normalized values on the fly (nothing fuses
+// linalg ops later in the pipeline).
 
-/// softmax along the last axis.
-Value softmaxLast(OpBuilder &b, Location loc, Value x) {
-  int64_t axis = typeOf(x).getRank() - 1;
-  Value shifted = subF(b, loc, x, reduceKeep(b, loc, x, {axis}, true));
-  Value exp =
-      buildElementwise(b, loc, typeOf(x), {shifted},
-                       [](OpBuilder &nb, Location nl, ValueRange a) {
-                         return math::ExpOp::create(nb, nl, a[0]).getResult();
-                       });
-  return binary<arith::DivFOp>(b, loc, exp, reduceKeep(b, loc, exp, {axis}));
+/// The map from `loops` loop dims to the listed ones.
+AffineMap dimsMap(MLIRContext *context, int64_t loops, ArrayRef<int64_t> dims) {
+  SmallVector<AffineExpr> exprs;
+  for (int64_t d : dims)
+    exprs.push_back(getAffineDimExpr(d, context));
+  return AffineMap::get(loops, 0, exprs, context);
 }
 
-/// `value` [...] as [..., 1].
-Value withUnitLast(OpBuilder &b, Location loc, Value value) {
-  RankedTensorType type = typeOf(value);
-  SmallVector<int64_t> shape(type.getShape());
-  shape.push_back(1);
-  return reshapeTensor(b, loc, value,
-                       RankedTensorType::get(shape, type.getElementType()));
+using GenericBody =
+    function_ref<SmallVector<Value>(OpBuilder &, Location, ValueRange args)>;
+
+/// A linalg.generic with the given operands and maps; `body` receives the
+/// input elements, then the output (accumulator) elements, and returns the
+/// outputs' new values.
+SmallVector<Value> buildGeneric(OpBuilder &b, Location loc, ValueRange inputs,
+                                ValueRange inits, ArrayRef<AffineMap> maps,
+                                ArrayRef<utils::IteratorType> iterators,
+                                GenericBody body) {
+  return linalg::GenericOp::create(
+             b, loc, TypeRange(inits), inputs, inits, maps, iterators,
+             [&](OpBuilder &nb, Location nl, ValueRange args) {
+               linalg::YieldOp::create(nb, nl, body(nb, nl, args));
+             })
+      .getResults();
 }
 
-struct SoftmaxCrossEntropyGradLowering
-    : public OpConversionPattern<SoftmaxCrossEntropyGradOp> {
-  using OpConversionPattern::OpConversionPattern;
-  LogicalResult
-  matchAndRewrite(SoftmaxCrossEntropyGradOp op, OpAdaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
-    Location loc = op.getLoc();
-    RankedTensorType type = typeOf(adaptor.getLogits());
-    int64_t rank = type.getRank();
-    Value probs = softmaxLast(rewriter, loc, adaptor.getLogits());
-    std::optional<int64_t> ignore = op.getIgnoreIndex();
-    Value dlogits = buildElementwise(
-        rewriter, loc, type,
-        {probs, withUnitLast(rewriter, loc, adaptor.getLabels()),
-         withUnitLast(rewriter, loc, adaptor.getDloss())},
-        [&](OpBuilder &b, Location l, ValueRange args) -> Value {
-          Value p = args[0], label = args[1], dloss = args[2];
-          Type f = p.getType();
-          Value index = arith::IndexCastOp::create(
-              b, l, label.getType(), linalg::IndexOp::create(b, l, rank - 1));
-          Value hit = arith::CmpIOp::create(b, l, arith::CmpIPredicate::eq,
-                                            index, label);
-          Value onehot =
-              arith::SelectOp::create(b, l, hit, scalarConstant(b, l, f, 1),
-                                      scalarConstant(b, l, f, 0));
-          Value g = arith::MulFOp::create(
-              b, l, arith::SubFOp::create(b, l, p, onehot), dloss);
-          if (!ignore)
-            return g;
-          Value ignored = arith::CmpIOp::create(
-              b, l, arith::CmpIPredicate::eq, label,
-              scalarConstant(b, l, label.getType(), *ignore));
-          return arith::SelectOp::create(b, l, ignored,
-                                         scalarConstant(b, l, f, 0), g);
-        });
-    rewriter.replaceOp(op, dlogits);
-    return success();
-  }
-};
+/// Iterators over `rank` loops: the listed ones reduce.
+SmallVector<utils::IteratorType> iteratorsReducing(int64_t rank,
+                                                   ArrayRef<int64_t> reduced) {
+  SmallVector<utils::IteratorType> iterators;
+  for (int64_t d = 0; d < rank; ++d)
+    iterators.push_back(llvm::is_contained(reduced, d)
+                            ? utils::IteratorType::reduction
+                            : utils::IteratorType::parallel);
+  return iterators;
+}
 
 /// rsqrt(v + eps), elementwise.
 Value invStdOf(OpBuilder &b, Location loc, Value variance, double epsilon) {
@@ -786,49 +731,174 @@ Value invStdOf(OpBuilder &b, Location loc, Value variance, double epsilon) {
       });
 }
 
+struct SoftmaxCrossEntropyGradLowering
+    : public OpConversionPattern<SoftmaxCrossEntropyGradOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(SoftmaxCrossEntropyGradOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    MLIRContext *context = rewriter.getContext();
+    Value logits = adaptor.getLogits();
+    RankedTensorType type = typeOf(logits);
+    Type element = type.getElementType();
+    int64_t rank = type.getRank();
+    SmallVector<int64_t> rows =
+        llvm::to_vector(llvm::seq<int64_t>(0, rank - 1));
+    auto rowType = RankedTensorType::get(type.getShape().drop_back(), element);
+    AffineMap all = rewriter.getMultiDimIdentityMap(rank),
+              row = dimsMap(context, rank, rows);
+    auto iterators = iteratorsReducing(rank, {rank - 1});
+    // The row max, then the row sum of exp(x - max).
+    Value max = reduceDrop(rewriter, loc, logits, {rank - 1}, /*max=*/true);
+    Value sum = buildGeneric(
+                    rewriter, loc, {logits, max},
+                    {zeros(rewriter, loc, rowType)}, {all, row, row}, iterators,
+                    [](OpBuilder &b, Location l,
+                       ValueRange args) -> SmallVector<Value> {
+                      Value e = math::ExpOp::create(
+                          b, l, arith::SubFOp::create(b, l, args[0], args[1]));
+                      return {arith::AddFOp::create(b, l, args[2], e)};
+                    })
+                    .front();
+    // (softmax - onehot(label)) * dloss, zero at ignored labels.
+    std::optional<int64_t> ignore = op.getIgnoreIndex();
+    Value dlogits =
+        buildGeneric(
+            rewriter, loc,
+            {logits, max, sum, adaptor.getLabels(), adaptor.getDloss()},
+            {emptyTensor(rewriter, loc, type)}, {all, row, row, row, row, all},
+            SmallVector<utils::IteratorType>(rank,
+                                             utils::IteratorType::parallel),
+            [&](OpBuilder &b, Location l,
+                ValueRange args) -> SmallVector<Value> {
+              Value x = args[0], rowMax = args[1], rowSum = args[2],
+                    label = args[3], dloss = args[4];
+              Value p = arith::DivFOp::create(
+                  b, l,
+                  math::ExpOp::create(b, l,
+                                      arith::SubFOp::create(b, l, x, rowMax)),
+                  rowSum);
+              Value index = arith::IndexCastOp::create(
+                  b, l, label.getType(),
+                  linalg::IndexOp::create(b, l, rank - 1));
+              Value hit = arith::CmpIOp::create(b, l, arith::CmpIPredicate::eq,
+                                                index, label);
+              Value onehot = arith::SelectOp::create(
+                  b, l, hit, scalarConstant(b, l, element, 1),
+                  scalarConstant(b, l, element, 0));
+              Value g = arith::MulFOp::create(
+                  b, l, arith::SubFOp::create(b, l, p, onehot), dloss);
+              if (ignore) {
+                Value ignored = arith::CmpIOp::create(
+                    b, l, arith::CmpIPredicate::eq, label,
+                    scalarConstant(b, l, label.getType(), *ignore));
+                g = arith::SelectOp::create(
+                    b, l, ignored, scalarConstant(b, l, element, 0), g);
+              }
+              return {g};
+            })
+            .front();
+    rewriter.replaceOp(op, dlogits);
+    return success();
+  }
+};
+
 struct LayerNormGradLowering : public OpConversionPattern<LayerNormGradOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult
   matchAndRewrite(LayerNormGradOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
-    Value x = adaptor.getX(), dy = adaptor.getDy();
-    int64_t rank = typeOf(x).getRank(), axis = op.getAxis();
+    MLIRContext *context = rewriter.getContext();
+    Value x = adaptor.getX(), dy = adaptor.getDy(), scale = adaptor.getScale();
+    RankedTensorType xType = typeOf(x);
+    Type element = xType.getElementType();
+    int64_t rank = xType.getRank(), axis = op.getAxis();
+    SmallVector<int64_t> batch = llvm::to_vector(llvm::seq<int64_t>(0, axis));
     SmallVector<int64_t> normalized =
         llvm::to_vector(llvm::seq<int64_t>(axis, rank));
-    SmallVector<int64_t> batch = llvm::to_vector(llvm::seq<int64_t>(0, axis));
-    // Statistics as the forward computes them.
-    Value mean = meanKeep(rewriter, loc, x, normalized);
-    Value centered = subF(rewriter, loc, x, mean);
-    Value variance = meanKeep(
-        rewriter, loc, mulF(rewriter, loc, centered, centered), normalized);
-    Value invStd =
-        invStdOf(rewriter, loc, variance, op.getEpsilon().convertToDouble());
-    Value xhat = mulF(rewriter, loc, centered, invStd);
-    // dx = invstd * (g - mean(g) - xhat * mean(g * xhat)), g = dy * scale.
-    Value g = mulF(rewriter, loc, dy, adaptor.getScale());
-    Value meanG = meanKeep(rewriter, loc, g, normalized);
-    Value meanGX =
-        meanKeep(rewriter, loc, mulF(rewriter, loc, g, xhat), normalized);
-    Value dx = subF(rewriter, loc, subF(rewriter, loc, g, meanG),
-                    mulF(rewriter, loc, xhat, meanGX));
-    dx = mulF(rewriter, loc, dx, invStd);
-    Value dscale =
-        reduceDrop(rewriter, loc, mulF(rewriter, loc, dy, xhat), batch);
-    Value dbias = reduceDrop(rewriter, loc, dy, batch);
-    rewriter.replaceOp(op, {dx, dscale, dbias});
+    double inv = 1.0 / std::max<int64_t>(countOver(xType, normalized), 1);
+    auto rowType =
+        RankedTensorType::get(xType.getShape().take_front(axis), element);
+    AffineMap all = rewriter.getMultiDimIdentityMap(rank),
+              row = dimsMap(context, rank, batch),
+              param = dimsMap(context, rank, normalized);
+    auto rowIterators = iteratorsReducing(rank, normalized);
+    auto parallel =
+        SmallVector<utils::IteratorType>(rank, utils::IteratorType::parallel);
+
+    // Statistics as the forward computes them: the mean, then the mean of
+    // the squared deviations.
+    Value mean =
+        scaleF(rewriter, loc, reduceDrop(rewriter, loc, x, normalized), inv);
+    Value sumSq =
+        buildGeneric(rewriter, loc, {x, mean}, {zeros(rewriter, loc, rowType)},
+                     {all, row, row}, rowIterators,
+                     [](OpBuilder &b, Location l,
+                        ValueRange args) -> SmallVector<Value> {
+                       Value c = arith::SubFOp::create(b, l, args[0], args[1]);
+                       return {arith::AddFOp::create(
+                           b, l, args[2], arith::MulFOp::create(b, l, c, c))};
+                     })
+            .front();
+    Value invStd = invStdOf(rewriter, loc, scaleF(rewriter, loc, sumSq, inv),
+                            op.getEpsilon().convertToDouble());
+    auto xhatOf = [](OpBuilder &b, Location l, Value v, Value m, Value s) {
+      return arith::MulFOp::create(b, l, arith::SubFOp::create(b, l, v, m), s)
+          .getResult();
+    };
+
+    // Row sums of g = dy * scale and of g * xhat.
+    SmallVector<Value> sums = buildGeneric(
+        rewriter, loc, {x, dy, scale, mean, invStd},
+        {zeros(rewriter, loc, rowType), zeros(rewriter, loc, rowType)},
+        {all, all, param, row, row, row, row}, rowIterators,
+        [&](OpBuilder &b, Location l, ValueRange args) -> SmallVector<Value> {
+          Value g = arith::MulFOp::create(b, l, args[1], args[2]);
+          Value xhat = xhatOf(b, l, args[0], args[3], args[4]);
+          return {arith::AddFOp::create(b, l, args[5], g),
+                  arith::AddFOp::create(b, l, args[6],
+                                        arith::MulFOp::create(b, l, g, xhat))};
+        });
+
+    // dx = invstd * (g - mean(g) - xhat * mean(g * xhat)).
+    Value dx =
+        buildGeneric(rewriter, loc,
+                     {x, dy, scale, mean, invStd, sums[0], sums[1]},
+                     {emptyTensor(rewriter, loc, xType)},
+                     {all, all, param, row, row, row, row, all}, parallel,
+                     [&](OpBuilder &b, Location l,
+                         ValueRange args) -> SmallVector<Value> {
+                       Value n = scalarConstant(b, l, element, inv);
+                       Value g = arith::MulFOp::create(b, l, args[1], args[2]);
+                       Value xhat = xhatOf(b, l, args[0], args[3], args[4]);
+                       Value meanG = arith::MulFOp::create(b, l, args[5], n);
+                       Value meanGX = arith::MulFOp::create(b, l, args[6], n);
+                       Value d = arith::SubFOp::create(
+                           b, l, arith::SubFOp::create(b, l, g, meanG),
+                           arith::MulFOp::create(b, l, xhat, meanGX));
+                       return {arith::MulFOp::create(b, l, d, args[4])};
+                     })
+            .front();
+
+    // dscale = sum over the batch of dy * xhat, dbias = sum of dy.
+    RankedTensorType paramType = op.getDscale().getType();
+    SmallVector<Value> paramGrads = buildGeneric(
+        rewriter, loc, {x, dy, mean, invStd},
+        {zeros(rewriter, loc, paramType), zeros(rewriter, loc, paramType)},
+        {all, all, row, row, param, param}, iteratorsReducing(rank, batch),
+        [&](OpBuilder &b, Location l, ValueRange args) -> SmallVector<Value> {
+          Value xhat = xhatOf(b, l, args[0], args[2], args[3]);
+          return {
+              arith::AddFOp::create(b, l, args[4],
+                                    arith::MulFOp::create(b, l, args[1], xhat)),
+              arith::AddFOp::create(b, l, args[5], args[1])};
+        });
+    rewriter.replaceOp(op, {dx, paramGrads[0], paramGrads[1]});
     return success();
   }
 };
-
-/// A per-channel vector [C] as [C, 1, ...] to broadcast over N, C, ....
-Value channelShaped(OpBuilder &b, Location loc, Value param, int64_t rank) {
-  RankedTensorType type = typeOf(param);
-  SmallVector<int64_t> shape(rank - 1, 1);
-  shape[0] = type.getDimSize(0);
-  return reshapeTensor(b, loc, param,
-                       RankedTensorType::get(shape, type.getElementType()));
-}
 
 struct BatchNormGradLowering : public OpConversionPattern<BatchNormGradOp> {
   using OpConversionPattern::OpConversionPattern;
@@ -836,31 +906,62 @@ struct BatchNormGradLowering : public OpConversionPattern<BatchNormGradOp> {
   matchAndRewrite(BatchNormGradOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
-    RankedTensorType xType = typeOf(adaptor.getX());
+    MLIRContext *context = rewriter.getContext();
+    Value x = adaptor.getX(), dy = adaptor.getDy();
+    RankedTensorType xType = typeOf(x);
+    RankedTensorType paramType = op.getDscale().getType();
+    Type element = xType.getElementType();
     int64_t rank = xType.getRank();
     SmallVector<int64_t> axes = {0};
     for (int64_t d = 2; d < rank; ++d)
       axes.push_back(d);
-    auto shaped = [&](Value v) {
-      return channelShaped(rewriter, loc, v, rank);
-    };
-    Value dy = adaptor.getDy();
-    Value invStd = shaped(adaptor.getSavedInvStd());
-    Value xhat = mulF(
-        rewriter, loc,
-        subF(rewriter, loc, adaptor.getX(), shaped(adaptor.getSavedMean())),
-        invStd);
-    Value dbias = reduceDrop(rewriter, loc, dy, axes);
-    Value dscale =
-        reduceDrop(rewriter, loc, mulF(rewriter, loc, dy, xhat), axes);
-    // dx = scale * invstd * (dy - dbias / M - xhat * dscale / M).
     double inv = 1.0 / std::max<int64_t>(countOver(xType, axes), 1);
-    Value meanDy = shaped(scaleF(rewriter, loc, dbias, inv));
-    Value meanDyX = shaped(scaleF(rewriter, loc, dscale, inv));
-    Value dx = subF(rewriter, loc, subF(rewriter, loc, dy, meanDy),
-                    mulF(rewriter, loc, xhat, meanDyX));
-    dx = mulF(rewriter, loc, dx,
-              mulF(rewriter, loc, shaped(adaptor.getScale()), invStd));
+    AffineMap all = rewriter.getMultiDimIdentityMap(rank),
+              channel = dimsMap(context, rank, {1});
+    auto xhatOf = [](OpBuilder &b, Location l, Value v, Value m, Value s) {
+      return arith::MulFOp::create(b, l, arith::SubFOp::create(b, l, v, m), s)
+          .getResult();
+    };
+    // dscale = sum of dy * xhat, dbias = sum of dy, over N and the spatial
+    // dims, with the saved statistics.
+    SmallVector<Value> paramGrads = buildGeneric(
+        rewriter, loc,
+        {x, dy, adaptor.getSavedMean(), adaptor.getSavedInvStd()},
+        {zeros(rewriter, loc, paramType), zeros(rewriter, loc, paramType)},
+        {all, all, channel, channel, channel, channel},
+        iteratorsReducing(rank, axes),
+        [&](OpBuilder &b, Location l, ValueRange args) -> SmallVector<Value> {
+          Value xhat = xhatOf(b, l, args[0], args[2], args[3]);
+          return {
+              arith::AddFOp::create(b, l, args[4],
+                                    arith::MulFOp::create(b, l, args[1], xhat)),
+              arith::AddFOp::create(b, l, args[5], args[1])};
+        });
+    Value dscale = paramGrads[0], dbias = paramGrads[1];
+    // dx = scale * invstd * (dy - dbias / M - xhat * dscale / M).
+    Value dx =
+        buildGeneric(
+            rewriter, loc,
+            {x, dy, adaptor.getScale(), adaptor.getSavedMean(),
+             adaptor.getSavedInvStd(), dscale, dbias},
+            {emptyTensor(rewriter, loc, xType)},
+            {all, all, channel, channel, channel, channel, channel, all},
+            SmallVector<utils::IteratorType>(rank,
+                                             utils::IteratorType::parallel),
+            [&](OpBuilder &b, Location l,
+                ValueRange args) -> SmallVector<Value> {
+              Value n = scalarConstant(b, l, element, inv);
+              Value xhat = xhatOf(b, l, args[0], args[3], args[4]);
+              Value d = arith::SubFOp::create(
+                  b, l,
+                  arith::SubFOp::create(
+                      b, l, args[1], arith::MulFOp::create(b, l, args[6], n)),
+                  arith::MulFOp::create(
+                      b, l, xhat, arith::MulFOp::create(b, l, args[5], n)));
+              return {arith::MulFOp::create(
+                  b, l, d, arith::MulFOp::create(b, l, args[2], args[4]))};
+            })
+            .front();
     rewriter.replaceOp(op, {dx, dscale, dbias});
     return success();
   }
