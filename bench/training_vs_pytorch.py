@@ -103,7 +103,7 @@ def time_torch(module, tokens, labels, opt_name, threads, warmup, steps):
         losses.append(loss.item())
         if step >= warmup:
             times.append(elapsed * 1e3)
-    return statistics.median(times), losses
+    return statistics.median(times), min(times), losses
 
 
 def supports_train(bin_dir):
@@ -167,7 +167,7 @@ def time_oneflow(bin_dir, plan, work, threads, warmup, steps):
         ms = [float(m) for m in re.findall(r"step \d+/\d+: ([0-9.]+) ms", run.stderr)]
         if len(ms) != warmup + steps:
             raise RuntimeError("no per-step times in the metrics nor on stderr")
-    return statistics.median(ms[warmup:]), losses
+    return statistics.median(ms[warmup:]), min(ms[warmup:]), losses
 
 
 def rel_diff(a, b):
@@ -214,16 +214,17 @@ def main(argv=None):
                 plan = os.path.join(work, f"plan-{opt_name}")
                 compile_s = compile_plan(args.bin, onnx_path, opt_name, plan)
             for t in threads:
-                theirs, their_losses = time_torch(module, tokens, labels, opt_name, t, args.warmup, args.steps)
+                theirs, theirs_min, their_losses = time_torch(module, tokens, labels, opt_name, t,
+                                                              args.warmup, args.steps)
                 row = {"optimizer": opt_name, "lr": OPTIMIZERS[opt_name][1], "threads": t,
-                       "pytorch_ms": theirs, "pytorch_losses": their_losses,
-                       "oneflow_ms": None, "ratio": None, "compile_s": compile_s}
-                line = f"{opt_name:5s} {t} thread(s): PyTorch {theirs:8.2f} ms/step"
+                       "pytorch_ms": theirs, "pytorch_min_ms": theirs_min, "pytorch_losses": their_losses,
+                       "oneflow_ms": None, "oneflow_min_ms": None, "ratio": None, "compile_s": compile_s}
+                line = f"{opt_name:5s} {t} thread(s): PyTorch {theirs:8.2f} ms/step (min {theirs_min:.2f})"
                 if ours_ok:
-                    ours, our_losses = time_oneflow(args.bin, plan, work, t, args.warmup, args.steps)
-                    row.update(oneflow_ms=ours, ratio=ours / theirs, oneflow_losses=our_losses,
-                               loss_rel_diff=rel_diff(our_losses, their_losses))
-                    line += (f", OneFlow-MLIR {ours:8.2f} ms/step, ratio {ours / theirs:.2f}, "
+                    ours, ours_min, our_losses = time_oneflow(args.bin, plan, work, t, args.warmup, args.steps)
+                    row.update(oneflow_ms=ours, oneflow_min_ms=ours_min, ratio=ours / theirs,
+                               oneflow_losses=our_losses, loss_rel_diff=rel_diff(our_losses, their_losses))
+                    line += (f", OneFlow-MLIR {ours:8.2f} ms/step (min {ours_min:.2f}), ratio {ours / theirs:.2f}, "
                              f"losses max rel diff {row['loss_rel_diff']:.1e}")
                 line += f" (loss {their_losses[0]:.3f} -> {their_losses[-1]:.3f})"
                 print(line, flush=True)
@@ -238,14 +239,16 @@ def main(argv=None):
           f"after {args.warmup} warm-up; PyTorch {torch.__version__}, {inference_vs_pytorch.cpu_name()} "
           f"({os.cpu_count()} cores)")
     print()
-    print("| optimizer | threads | PyTorch ms | OneFlow-MLIR ms | ratio | compile s | loss rel diff |")
+    print("| optimizer | threads | PyTorch ms (median / min) | OneFlow-MLIR ms (median / min) | ratio (medians) "
+          "| compile s | loss rel diff |")
     print("| --- | --- | --- | --- | --- | --- | --- |")
     for r in rows:
-        ours = f"{r['oneflow_ms']:.2f}" if r["oneflow_ms"] is not None else "n/a"
+        ours = f"{r['oneflow_ms']:.2f} / {r['oneflow_min_ms']:.2f}" if r["oneflow_ms"] is not None else "n/a"
         ratio = f"{r['ratio']:.2f}" if r["ratio"] is not None else "n/a"
         comp = f"{r['compile_s']:.1f}" if r["compile_s"] is not None else "n/a"
         diff = f"{r['loss_rel_diff']:.1e}" if "loss_rel_diff" in r else "n/a"
-        print(f"| {r['optimizer']} (lr {r['lr']:g}) | {r['threads']} | {r['pytorch_ms']:.2f} | {ours} | "
+        print(f"| {r['optimizer']} (lr {r['lr']:g}) | {r['threads']} | {r['pytorch_ms']:.2f} / "
+              f"{r['pytorch_min_ms']:.2f} | {ours} | "
               f"{ratio} | {comp} | {diff} |")
     if args.json:
         with open(args.json, "w") as f:
