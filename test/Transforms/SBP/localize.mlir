@@ -22,8 +22,8 @@ func.func @main(%x: tensor<4x6xf32> {sbp.nd = #sbp.nd<[S<0>, B]>}) -> tensor<4x2
 // CHECK-SAME: -> tensor<2x6xf32>
 // CHECK: oneflow.variable @w1
 // CHECK-SAME{LITERAL}: [[0.000000e+00, 1.000000e+00], [4.000000e+00, 5.000000e+00]
-// CHECK-SAME: tensor<6x2xf32>
-// CHECK: oneflow.variable @w2 : tensor<2x2xf32>
+// CHECK-SAME: oneflow.logical_name = "w1", oneflow.logical_offsets = array<i64: 0, 0>, oneflow.logical_shape = array<i64: 6, 4>} : tensor<6x2xf32>
+// CHECK: oneflow.variable @w2 {oneflow.logical_name = "w2", oneflow.logical_offsets = array<i64: 0, 0>, oneflow.logical_shape = array<i64: 4, 2>} : tensor<2x2xf32>
 // CHECK: oneflow.matmul {{.*}} -> tensor<2x2xf32>
 // CHECK: %[[Y:.*]] = oneflow.matmul {{.*}} -> tensor<2x2xf32>
 // CHECK: %[[R:.*]] = sbp.collective "all_reduce" %[[Y]] group = [0, 1] {tag = 0 : i64} : tensor<2x2xf32> -> tensor<2x2xf32>
@@ -34,6 +34,7 @@ func.func @main(%x: tensor<4x6xf32> {sbp.nd = #sbp.nd<[S<0>, B]>}) -> tensor<4x2
 // CHECK: starts = array<i64: 0, 0>
 // CHECK: oneflow.variable @w1
 // CHECK-SAME{LITERAL}: [[2.000000e+00, 3.000000e+00], [6.000000e+00, 7.000000e+00]
+// CHECK-SAME: oneflow.logical_offsets = array<i64: 0, 2>
 // CHECK: sbp.collective "all_reduce" %{{.*}} group = [0, 1] {tag = 0 : i64}
 // CHECK: sbp.collective "all_gather" %{{.*}} group = [1, 3] {tag = 5 : i64}
 
@@ -103,7 +104,7 @@ func.func @main(%ids: tensor<3xi64>) -> tensor<3x4xf32>
 }
 
 // CHECK-LABEL: func.func @main_rank1(
-// CHECK: oneflow.variable @emb : tensor<5x4xf32>
+// CHECK: oneflow.variable @emb {{{.*}}oneflow.logical_offsets = array<i64: 5, 0>, oneflow.logical_shape = array<i64: 10, 4>} : tensor<5x4xf32>
 // CHECK: oneflow.constant dense<5> : tensor<i64>
 // CHECK: %[[LOCAL:.*]] = oneflow.sub
 // CHECK: %[[VALID:.*]] = oneflow.and
