@@ -219,6 +219,9 @@ static OwningOpRef<ModuleOp> loadModule(llvm::StringRef input,
 static int distribute(llvm::StringRef input, llvm::StringRef output,
                       DialectRegistry &registry) {
   MLIRContext context(registry);
+  // Diagnostics name the op and its location; a dump of the whole graph
+  // would bury them.
+  context.printOpOnDiagnostic(false);
   llvm::SourceMgr sourceMgr;
   SourceMgrDiagnosticHandler handler(sourceMgr, &context);
   OwningOpRef<ModuleOp> module = loadModule(input, context, sourceMgr);
@@ -243,6 +246,9 @@ static int distribute(llvm::StringRef input, llvm::StringRef output,
 static int compileToPlan(llvm::StringRef input, llvm::StringRef outputDir,
                          DialectRegistry &registry) {
   MLIRContext context(registry);
+  // Diagnostics name the op and its location; a dump of the whole graph
+  // would bury them.
+  context.printOpOnDiagnostic(false);
   llvm::SourceMgr sourceMgr;
   SourceMgrDiagnosticHandler handler(sourceMgr, &context);
   if (outputDir == "-" || outputDir.empty()) {
@@ -288,6 +294,9 @@ static int compileToPlan(llvm::StringRef input, llvm::StringRef outputDir,
 static std::unique_ptr<llvm::MemoryBuffer>
 importToBytecode(llvm::StringRef path, DialectRegistry &registry) {
   MLIRContext context(registry);
+  // Diagnostics name the op and its location; a dump of the whole graph
+  // would bury them.
+  context.printOpOnDiagnostic(false);
   llvm::SourceMgr sourceMgr;
   SourceMgrDiagnosticHandler handler(sourceMgr, &context);
   oneflow::ONNXImportOptions options;

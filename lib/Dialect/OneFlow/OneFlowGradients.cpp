@@ -450,6 +450,26 @@ LogicalResult gradientOf(Conv2DOp op, GradBuilder &g, ArrayRef<Value> dys,
   return success();
 }
 
+LogicalResult gradientOf(ConvTranspose2DOp op, GradBuilder &g,
+                         ArrayRef<Value> dys, Grads &dxs) {
+  // The transposed convolution is the adjoint of conv2d with the same
+  // weight: dx = conv2d(dy, w), and dw is conv2d's filter gradient with the
+  // roles of input and output swapped.
+  OpBuilder &builder = g.builder();
+  Location loc = g.location();
+  dxs.push_back(Conv2DOp::create(builder, loc, op.getX().getType(), dys[0],
+                                 op.getWeight(), Value(), op.getStridesAttr(),
+                                 op.getPadsAttr(), op.getDilationsAttr(),
+                                 op.getGroupsAttr()));
+  dxs.push_back(Conv2DGradFilterOp::create(
+      builder, loc, op.getWeight().getType(), dys[0], op.getX(),
+      op.getStridesAttr(), op.getPadsAttr(), op.getDilationsAttr(),
+      op.getGroupsAttr()));
+  if (op.getBias())
+    dxs.push_back(g.reduceSum(dys[0], {0, 2, 3}, /*keepDims=*/false));
+  return success();
+}
+
 LogicalResult gradientOf(MaxPool2DOp op, GradBuilder &g, ArrayRef<Value> dys,
                          Grads &dxs) {
   dxs.push_back(MaxPool2DGradOp::create(
@@ -487,10 +507,9 @@ LogicalResult gradientOf(GlobalMaxPool2DOp op, GradBuilder &g,
 
 LogicalResult gradientOf(BatchNormTrainOp op, GradBuilder &g,
                          ArrayRef<Value> dys, Grads &dxs) {
-  if (!dys[0]) {
-    dxs.append(5, Value());
-    return success();
-  }
+  // As in PyTorch, the statistics it outputs are not differentiated.
+  if (llvm::any_of(dys.drop_front(), [](Value dy) { return bool(dy); }))
+    return noRule(op, "for its running or saved statistics");
   Type scale = op.getScale().getType();
   auto grads = BatchNormGradOp::create(
       g.builder(), g.location(), op.getX().getType(), scale, scale, op.getX(),
@@ -518,11 +537,18 @@ LogicalResult gradientOf(BatchNormOp op, GradBuilder &g, ArrayRef<Value> dys,
   Value normalized = g.mul(g.sub(op.getX(), g.reshape(op.getMean(), channel)),
                            g.reshape(invStd, channel));
   RankedType scaleType = typeOf(op.getScale());
-  dxs.push_back(g.mul(dys[0], gain));
+  Value dyGain = g.mul(dys[0], gain);
+  dxs.push_back(dyGain);
   dxs.push_back(g.reshape(
       g.reduceSum(g.mul(dys[0], normalized), otherAxes, false), scaleType));
   dxs.push_back(g.reshape(g.reduceSum(dys[0], otherAxes, false), scaleType));
-  dxs.append({Value(), Value()});
+  // y = (x - mean) * scale * (var + eps)^-1/2 + bias.
+  dxs.push_back(
+      g.neg(g.reshape(g.reduceSum(dyGain, otherAxes, false), scaleType)));
+  Value dNormalized = g.mul(g.mul(dyGain, normalized), -0.5);
+  dxs.push_back(
+      g.mul(g.reshape(g.reduceSum(dNormalized, otherAxes, false), scaleType),
+            invStd));
   return success();
 }
 
@@ -784,8 +810,18 @@ LogicalResult gradientOf(MseLossOp op, GradBuilder &g, ArrayRef<Value> dys,
   return success();
 }
 
-LogicalResult gradientOf(TopKOp op, GradBuilder &, ArrayRef<Value>, Grads &) {
-  return noRule(op, "(route the values' gradient with gather_elements)");
+LogicalResult gradientOf(TopKOp op, GradBuilder &g, ArrayRef<Value> dys,
+                         Grads &dxs) {
+  // The values are gather_elements(x, indices) along the axis.
+  int64_t axis = op.getAxis();
+  if (axis < 0)
+    axis += typeOf(op.getX()).getRank();
+  dxs.push_back(dys[0] ? Value(GatherElementsGradOp::create(
+                             g.builder(), g.location(), op.getX().getType(),
+                             op.getIndices(), dys[0],
+                             g.builder().getI64IntegerAttr(axis)))
+                       : Value());
+  return success();
 }
 
 //===----------------------------------------------------------------------===//
@@ -852,11 +888,11 @@ void mlir::oneflow::attachGradientInterfaces(MLIRContext *context) {
   attach<ReshapeGradientModel, ReshapeOp, FlattenOp, SqueezeOp, UnsqueezeOp>(
       context);
   attach<GradientModel, NegOp, AddOp, SubOp, MulOp, DivOp, PowOp, MaxOp, MinOp,
-         WhereOp, CastOp, MatmulOp, BatchMatmulOp, Conv2DOp, MaxPool2DOp,
-         AvgPool2DOp, GlobalAvgPool2DOp, GlobalMaxPool2DOp, BatchNormTrainOp,
-         BatchNormOp, LayerNormOp, ReduceSumOp, ReduceMeanOp, ReduceMaxOp,
-         ReduceMinOp, ReduceProdOp, SoftmaxOp, LogSoftmaxOp, TransposeOp,
-         ConcatOp, SplitOp, SliceOp, GatherOp, GatherElementsOp, CumSumOp,
-         ExpandOp, TileOp, PadOp, SoftmaxCrossEntropyOp, MseLossOp, TopKOp>(
-      context);
+         WhereOp, CastOp, MatmulOp, BatchMatmulOp, Conv2DOp, ConvTranspose2DOp,
+         MaxPool2DOp, AvgPool2DOp, GlobalAvgPool2DOp, GlobalMaxPool2DOp,
+         BatchNormTrainOp, BatchNormOp, LayerNormOp, ReduceSumOp, ReduceMeanOp,
+         ReduceMaxOp, ReduceMinOp, ReduceProdOp, SoftmaxOp, LogSoftmaxOp,
+         TransposeOp, ConcatOp, SplitOp, SliceOp, GatherOp, GatherElementsOp,
+         CumSumOp, ExpandOp, TileOp, PadOp, SoftmaxCrossEntropyOp, MseLossOp,
+         TopKOp>(context);
 }

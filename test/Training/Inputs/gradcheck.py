@@ -52,19 +52,9 @@ import numpy as np
 # Cases that fail for a reason only a C++ change can fix. They still run;
 # their failure is reported as "known failure" and does not fail the run.
 KNOWN_FAILURES = {
-    # OneFlowGradients.cpp: gradientOf(TopKOp) is noRule(...), so
-    # --oneflow-autodiff rejects any loss that depends on topk's values.
-    "topk_values": "topk has no gradient rule (noRule)",
-    # gradientOf(BatchNormOp) returns no gradient for mean and variance, and
-    # --oneflow-autodiff then returns zeros for those arguments although y
-    # depends on them.
-    "batch_norm_stats_args":
-        "batch_norm gives no gradient for mean/variance (zeros returned)",
-    # gradientOf(BatchNormTrainOp) ignores the gradients of its results 1-4
-    # (new running mean/variance, saved mean/inv std), so x's gradient misses
-    # the path through the batch statistics into the running statistics.
-    "batch_norm_train_running_stats":
-        "batch_norm_train drops the gradients of results 1-4",
+    # None: the statistics batch_norm_train outputs are not differentiated
+    # (as in PyTorch); autodiff rejects a loss that depends on them
+    # (test/Transforms/Training/autodiff-invalid.mlir).
 }
 
 DIRECTIONS = 2
@@ -383,6 +373,28 @@ def cases():
                   normal(3, 2, 3, 3), normal(3), (1, 1), (1, 1, 1, 1), (1, 1),
                   1, (1, 3, 4, 4), "f32"))
 
+    # Transposed convolution: weight [C_in, C_out / groups, kh, kw]; output
+    # (in - 1) * s - pads + d * (k - 1) + output_padding + 1.
+    def conv_t(name, x, w, bias, strides, pads, dilations, out_pad, groups,
+               out):
+        args = {"x": x, "w": w}
+        operands, types = "%x, %w", "{x}, {w}"
+        if bias is not None:
+            args["b"] = bias
+            operands += ", %b"
+            types += ", {b}"
+        return Case(name, args,
+                    f"%out = oneflow.conv_transpose2d {operands} {{strides = "
+                    f"{i64s(strides)}, pads = {i64s(pads)}, dilations = "
+                    f"{i64s(dilations)}, output_padding = {i64s(out_pad)}, "
+                    f"groups = {groups}}} : ({types}) -> {{out}}", out)
+    c.append(conv_t("conv_transpose2d_s1_bias", normal(2, 3, 4, 4),
+                    normal(3, 2, 3, 3), normal(2), (1, 1), (1, 1, 1, 1),
+                    (1, 1), (0, 0), 1, (2, 2, 4, 4)))
+    c.append(conv_t("conv_transpose2d_s2_op1_g2", normal(1, 4, 3, 3),
+                    normal(4, 1, 3, 3), None, (2, 2), (1, 1, 1, 1), (1, 1),
+                    (1, 1), 2, (1, 2, 6, 6)))
+
     # Pooling.
     def pool(name, op, x, attrs, out):
         return Case(name, {"x": x},
@@ -457,19 +469,6 @@ def cases():
                    "var": uniform(0.5, 2, 3)},
                   "%out = oneflow.batch_norm %x, %scale, %bias, %mean, %var "
                   "{epsilon = 1.0e-3} : {x}, {scale}", (2, 3, 2, 2)))
-    # A loss that also uses the updated running statistics (which depend on
-    # x through the batch statistics).
-    c.append(Case("batch_norm_train_running_stats",
-                  {"x": normal(4, 3, 2, 2) + 0.5,
-                   "scale": normal(3), "bias": normal(3)},
-                  "%bn:5 = oneflow.batch_norm_train %x, %scale, %bias, %rm, %rv "
-                  "{momentum = 0.2} : {x}, {scale}\n"
-                  "%m = oneflow.reshape %bn#1 : {scale} to tensor<1x3x1x1x{f}>\n"
-                  "%v = oneflow.reshape %bn#2 : {scale} to tensor<1x3x1x1x{f}>\n"
-                  "%mv = oneflow.mul %m, %v : (tensor<1x3x1x1x{f}>, tensor<1x3x1x1x{f}>) -> tensor<1x3x1x1x{f}>\n"
-                  "%out = oneflow.add %bn#0, %mv : ({x}, tensor<1x3x1x1x{f}>) -> {x}",
-                  (4, 3, 2, 2),
-                  consts={"rm": normal(3), "rv": uniform(0.5, 2, 3)}))
     c.append(Case("layer_norm_last_bias",
                   {"x": normal(3, 5), "scale": normal(5), "bias": normal(5)},
                   "%out = oneflow.layer_norm %x, %scale, %bias {axis = 1} : "
