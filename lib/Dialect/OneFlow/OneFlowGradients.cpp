@@ -828,66 +828,43 @@ LogicalResult gradientOf(TopKOp op, GradBuilder &g, ArrayRef<Value> dys,
 // Attachment
 //===----------------------------------------------------------------------===//
 
-template <typename OpT>
+/// How an op's rule is written: its own `gradientOf`, or one of the shared
+/// families.
+enum class RuleKind { Own, Unary, Zero, Reshape };
+
+template <RuleKind Kind, typename OpT>
 struct GradientModel
-    : public GradientOpInterface::ExternalModel<GradientModel<OpT>, OpT> {
+    : public GradientOpInterface::ExternalModel<GradientModel<Kind, OpT>, OpT> {
   LogicalResult buildGradients(Operation *op, OpBuilder &builder,
                                ArrayRef<Value> resultGrads,
                                SmallVectorImpl<Value> &operandGrads) const {
     GradBuilder g(builder, op->getLoc());
-    return gradientOf(cast<OpT>(op), g, resultGrads, operandGrads);
+    auto typed = cast<OpT>(op);
+    if constexpr (Kind == RuleKind::Unary)
+      return unaryGradient(typed, g, resultGrads, operandGrads);
+    else if constexpr (Kind == RuleKind::Zero)
+      return zeroGradient(typed, g, resultGrads, operandGrads);
+    else if constexpr (Kind == RuleKind::Reshape)
+      return reshapeGradient(typed, g, resultGrads, operandGrads);
+    else
+      return gradientOf(typed, g, resultGrads, operandGrads);
   }
 };
 
-template <typename OpT>
-struct UnaryGradientModel
-    : public GradientOpInterface::ExternalModel<UnaryGradientModel<OpT>, OpT> {
-  LogicalResult buildGradients(Operation *op, OpBuilder &builder,
-                               ArrayRef<Value> resultGrads,
-                               SmallVectorImpl<Value> &operandGrads) const {
-    GradBuilder g(builder, op->getLoc());
-    return unaryGradient(cast<OpT>(op), g, resultGrads, operandGrads);
-  }
-};
-
-template <typename OpT>
-struct ZeroGradientModel
-    : public GradientOpInterface::ExternalModel<ZeroGradientModel<OpT>, OpT> {
-  LogicalResult buildGradients(Operation *op, OpBuilder &builder,
-                               ArrayRef<Value> resultGrads,
-                               SmallVectorImpl<Value> &operandGrads) const {
-    GradBuilder g(builder, op->getLoc());
-    return zeroGradient(cast<OpT>(op), g, resultGrads, operandGrads);
-  }
-};
-
-template <typename OpT>
-struct ReshapeGradientModel
-    : public GradientOpInterface::ExternalModel<ReshapeGradientModel<OpT>,
-                                                OpT> {
-  LogicalResult buildGradients(Operation *op, OpBuilder &builder,
-                               ArrayRef<Value> resultGrads,
-                               SmallVectorImpl<Value> &operandGrads) const {
-    GradBuilder g(builder, op->getLoc());
-    return reshapeGradient(cast<OpT>(op), g, resultGrads, operandGrads);
-  }
-};
-
-template <template <typename> class Model, typename... Ops>
-void attach(MLIRContext *context) {
-  (Ops::template attachInterface<Model<Ops>>(*context), ...);
+template <RuleKind Kind, typename... Ops> void attach(MLIRContext *context) {
+  (Ops::template attachInterface<GradientModel<Kind, Ops>>(*context), ...);
 }
 } // namespace
 
 void mlir::oneflow::attachGradientInterfaces(MLIRContext *context) {
-  attach<UnaryGradientModel, ReluOp, TanhOp, SigmoidOp, ExpOp, LogOp, SqrtOp,
+  attach<RuleKind::Unary, ReluOp, TanhOp, SigmoidOp, ExpOp, LogOp, SqrtOp,
          RsqrtOp, ErfOp, ReciprocalOp, SinOp, CosOp, SoftplusOp, SoftsignOp,
          SiluOp, AsinOp, AcosOp, AtanOp, GeluOp, LeakyReluOp, EluOp, SeluOp,
          HardSigmoidOp, AbsOp, ClipOp>(context);
-  attach<ZeroGradientModel, CeilOp, FloorOp, RoundOp, SignOp>(context);
-  attach<ReshapeGradientModel, ReshapeOp, FlattenOp, SqueezeOp, UnsqueezeOp>(
+  attach<RuleKind::Zero, CeilOp, FloorOp, RoundOp, SignOp>(context);
+  attach<RuleKind::Reshape, ReshapeOp, FlattenOp, SqueezeOp, UnsqueezeOp>(
       context);
-  attach<GradientModel, NegOp, AddOp, SubOp, MulOp, DivOp, PowOp, MaxOp, MinOp,
+  attach<RuleKind::Own, NegOp, AddOp, SubOp, MulOp, DivOp, PowOp, MaxOp, MinOp,
          WhereOp, CastOp, MatmulOp, BatchMatmulOp, Conv2DOp, ConvTranspose2DOp,
          MaxPool2DOp, AvgPool2DOp, GlobalAvgPool2DOp, GlobalMaxPool2DOp,
          BatchNormTrainOp, BatchNormOp, LayerNormOp, ReduceSumOp, ReduceMeanOp,
