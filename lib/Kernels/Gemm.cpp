@@ -24,6 +24,12 @@ template <typename T>
 void batchGemm(int64_t a, int64_t b, int64_t c, int64_t batch, int64_t m,
                int64_t n, int64_t k, int64_t ta, int64_t tb, int64_t strideA,
                int64_t strideB) {
+  // A shared right operand and row-major left operands: the batches stack
+  // into one tall product, which BLAS runs far better than many small ones.
+  if (strideB == 0 && !ta && strideA == m * k) {
+    gemm(ptr<T>(a), ptr<T>(b), ptr<T>(c), batch * m, n, k, false, tb);
+    return;
+  }
   for (int64_t i = 0; i < batch; ++i)
     gemm(ptr<T>(a) + i * strideA, ptr<T>(b) + i * strideB,
          ptr<T>(c) + i * m * n, m, n, k, ta, tb);
@@ -31,15 +37,15 @@ void batchGemm(int64_t a, int64_t b, int64_t c, int64_t batch, int64_t m,
 } // namespace
 
 /// c[m, n] = op(a) op(b); op transposes when the flag is set.
-ONEFLOW_KERNEL void oneflow_gemm_f32(int64_t a, int64_t b, int64_t c,
-                                     int64_t m, int64_t n, int64_t k,
-                                     int64_t ta, int64_t tb) {
+ONEFLOW_KERNEL void oneflow_gemm_f32(int64_t a, int64_t b, int64_t c, int64_t m,
+                                     int64_t n, int64_t k, int64_t ta,
+                                     int64_t tb) {
   gemm(ptr<float>(a), ptr<float>(b), ptr<float>(c), m, n, k, ta, tb);
 }
 
-ONEFLOW_KERNEL void oneflow_gemm_f64(int64_t a, int64_t b, int64_t c,
-                                     int64_t m, int64_t n, int64_t k,
-                                     int64_t ta, int64_t tb) {
+ONEFLOW_KERNEL void oneflow_gemm_f64(int64_t a, int64_t b, int64_t c, int64_t m,
+                                     int64_t n, int64_t k, int64_t ta,
+                                     int64_t tb) {
   gemm(ptr<double>(a), ptr<double>(b), ptr<double>(c), m, n, k, ta, tb);
 }
 
@@ -64,8 +70,8 @@ void gemmF32(const float *a, const float *b, float *c, int64_t m, int64_t n,
              int64_t k, bool ta, bool tb, float beta) {
   gemm(a, b, c, m, n, k, ta, tb, beta);
 }
-void gemmF64(const double *a, const double *b, double *c, int64_t m,
-             int64_t n, int64_t k, bool ta, bool tb, double beta) {
+void gemmF64(const double *a, const double *b, double *c, int64_t m, int64_t n,
+             int64_t k, bool ta, bool tb, double beta) {
   gemm(a, b, c, m, n, k, ta, tb, beta);
 }
 } // namespace oneflow::kernels

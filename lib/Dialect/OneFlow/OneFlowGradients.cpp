@@ -396,12 +396,32 @@ LogicalResult gradientOf(MatmulOp op, GradBuilder &g, ArrayRef<Value> dys,
   return success();
 }
 
+/// Whether every batch dimension of `value` (all but the last two) is 1.
+static bool hasSharedMatrix(Value value) {
+  return llvm::all_of(typeOf(value).getShape().drop_back(2),
+                      [](int64_t dim) { return dim == 1; });
+}
+
 LogicalResult gradientOf(BatchMatmulOp op, GradBuilder &g, ArrayRef<Value> dys,
                          Grads &dxs) {
   Value a = op.getA(), b = op.getB(), dy = dys[0];
   bool ta = op.getTransposeA(), tb = op.getTransposeB();
   OpBuilder &builder = g.builder();
   Location loc = g.location();
+  RankedType aType = typeOf(a), dyType = typeOf(dy);
+  // A weight shared by every batch (a linear layer on [B, T, C]): its
+  // gradient is one product over all B * T rows, not B products summed.
+  if (!ta && hasSharedMatrix(b) &&
+      aType.getShape().drop_back() == dyType.getShape().drop_back()) {
+    int64_t rows = aType.getNumElements() / aType.getShape().back();
+    Value a2 = g.reshape(a, aType.clone({rows, aType.getShape().back()}));
+    Value dy2 = g.reshape(dy, dyType.clone({rows, dyType.getShape().back()}));
+    Value dB = tb ? MatmulOp::create(builder, loc, dy2, a2, true, false)
+                  : MatmulOp::create(builder, loc, a2, dy2, true, false);
+    dxs.push_back(BatchMatmulOp::create(builder, loc, dy, b, false, !tb));
+    dxs.push_back(g.reshape(dB, typeOf(b)));
+    return success();
+  }
   Value dA, dB;
   if (!ta && !tb) {
     dA = BatchMatmulOp::create(builder, loc, dy, b, false, true);
