@@ -7,6 +7,9 @@
   losses.py ckpt-matches CKPT DIR [--rtol R]
       Every DIR/NAME.npy equals checkpoint variable NAME (within R times the
       tensor's largest magnitude).
+  losses.py same-onnx A.onnx B.onnx [--rtol R] [--changed-from ORIG.onnx]
+      Two models hold the same initializers (and, with --changed-from, every
+      one of them differs from ORIG's: training moved it).
   losses.py same-weights DIR_A DIR_B [--rtol R]
       Two checkpoint directories hold the same tensors (names, shapes, and
       values within R times each tensor's largest magnitude; default exact).
@@ -106,6 +109,32 @@ def ckpt_matches(args):
     print(f"checkpoint matches: {len(names)} tensors, max relative difference {worst:.2g}")
 
 
+def same_onnx(args):
+    import onnx
+    from onnx import numpy_helper
+    rtol = option(args, "--rtol", 0.0, float)
+    original = option(args, "--changed-from", None, str)
+    def load(path):
+        return {t.name: numpy_helper.to_array(t).astype(np.float64)
+                for t in onnx.load(path).graph.initializer}
+    a, b = load(args[0]), load(args[1])
+    if sorted(a) != sorted(b):
+        sys.exit(f"error: different initializers: {sorted(set(a) ^ set(b))}")
+    worst = 0.0
+    for name in a:
+        scale = max(float(np.max(np.abs(b[name]))), 1e-6) if b[name].size else 1.0
+        diff = float(np.max(np.abs(a[name] - b[name]))) / scale if a[name].size else 0.0
+        worst = max(worst, diff)
+        if a[name].shape != b[name].shape or diff > rtol:
+            sys.exit(f"error: initializer {name} differs ({diff:.3g})")
+    if original:
+        o = load(original)
+        same = [n for n in a if np.array_equal(a[n], o[n])]
+        if same:
+            sys.exit(f"error: not trained: {same}")
+    print(f"same initializers: {len(a)}, max relative difference {worst:.2g}")
+
+
 def main():
     command, args = sys.argv[1], sys.argv[2:]
     if command == "flatten":
@@ -115,6 +144,8 @@ def main():
         compare(args)
     elif command == "ckpt-matches":
         ckpt_matches(args)
+    elif command == "same-onnx":
+        same_onnx(args)
     elif command == "same-weights":
         same_weights(args)
     else:
