@@ -10,12 +10,6 @@ using namespace mlir::oneflow::lowering;
 
 namespace {
 
-RankedTensorType typeOf(Value v) { return cast<RankedTensorType>(v.getType()); }
-
-Value indexConstant(OpBuilder &b, Location loc, int64_t value) {
-  return arith::ConstantIndexOp::create(b, loc, value);
-}
-
 template <typename OpTy>
 struct ReshapeLowering : public OpConversionPattern<OpTy> {
   using OpConversionPattern<OpTy>::OpConversionPattern;
@@ -121,21 +115,6 @@ Value buildIndexedRead(
                linalg::YieldOp::create(nb, nl, element);
              })
       .getResult(0);
-}
-
-/// An index operand (any integer type) as an in-range `index`: negative
-/// values count from the end, out-of-range values clamp (reading outside a
-/// buffer is never an option).
-Value normalizedIndex(OpBuilder &b, Location loc, Value index, int64_t size) {
-  Value i = arith::IndexCastOp::create(b, loc, b.getIndexType(), index);
-  Value zero = indexConstant(b, loc, 0), n = indexConstant(b, loc, size);
-  Value negative =
-      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, i, zero);
-  i = arith::SelectOp::create(b, loc, negative,
-                              arith::AddIOp::create(b, loc, i, n), i);
-  i = arith::MaxSIOp::create(b, loc, i, zero);
-  return arith::MinSIOp::create(
-      b, loc, i, indexConstant(b, loc, std::max<int64_t>(size - 1, 0)));
 }
 
 struct SliceLowering : public OpConversionPattern<SliceOp> {
@@ -334,16 +313,6 @@ StringRef typeSuffix(Type type) {
   return "";
 }
 
-/// [outer, n, inner] around `axis` of `type`.
-std::array<int64_t, 3> aroundAxis(RankedTensorType type, int64_t axis) {
-  int64_t outer = 1, inner = 1;
-  for (int64_t d = 0; d < axis; ++d)
-    outer *= type.getDimSize(d);
-  for (int64_t d = axis + 1; d < type.getRank(); ++d)
-    inner *= type.getDimSize(d);
-  return {outer, type.getDimSize(axis), inner};
-}
-
 struct CumSumLowering : public OpConversionPattern<CumSumOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult
@@ -384,39 +353,6 @@ struct TopKLowering : public OpConversionPattern<TopKOp> {
     return success();
   }
 };
-
-/// Pads the NCHW input for a pooling window: the explicit pads, plus what
-/// ceil mode needs at the end so that the last window fits.
-Value padForPooling(OpBuilder &b, Location loc, Value x,
-                    RankedTensorType resultType, ArrayRef<int64_t> kernel,
-                    ArrayRef<int64_t> strides, ArrayRef<int64_t> dilations,
-                    ArrayRef<int64_t> pads, TypedAttr fill) {
-  RankedTensorType type = typeOf(x);
-  SmallVector<int64_t> low = {0, 0, pads[0], pads[1]};
-  SmallVector<int64_t> high = {0, 0, pads[2], pads[3]};
-  for (int d = 0; d < 2; ++d) {
-    int64_t needed = (resultType.getDimSize(2 + d) - 1) * strides[d] +
-                     dilations[d] * (kernel[d] - 1) + 1;
-    int64_t have = type.getDimSize(2 + d) + low[2 + d] + high[2 + d];
-    if (needed > have)
-      high[2 + d] += needed - have;
-  }
-  if (llvm::all_of(low, [](int64_t p) { return p == 0; }) &&
-      llvm::all_of(high, [](int64_t p) { return p == 0; }))
-    return x;
-  SmallVector<int64_t> shape(type.getShape());
-  for (int d = 0; d < 4; ++d)
-    shape[d] += low[d] + high[d];
-  SmallVector<OpFoldResult> lowAttr, highAttr;
-  for (int d = 0; d < 4; ++d) {
-    lowAttr.push_back(b.getIndexAttr(low[d]));
-    highAttr.push_back(b.getIndexAttr(high[d]));
-  }
-  Value value = arith::ConstantOp::create(b, loc, fill);
-  return tensor::PadOp::create(
-      b, loc, RankedTensorType::get(shape, type.getElementType()), x, lowAttr,
-      highAttr, value);
-}
 
 struct MaxPoolLowering : public OpConversionPattern<MaxPool2DOp> {
   using OpConversionPattern::OpConversionPattern;
@@ -470,29 +406,11 @@ struct AvgPoolLowering : public OpConversionPattern<AvgPool2DOp> {
              rewriter.getNamedAttr("dilations",
                                    rewriter.getI64VectorAttr(dilations))})
             .getResult(0);
-    // The divisor of each output position depends only on shapes: count
-    // the window's elements inside the input (and inside the explicit pads
-    // with count_include_pad), at compile time.
-    int64_t outH = type.getDimSize(2), outW = type.getDimSize(3);
-    int64_t h = input.getDimSize(2), w = input.getDimSize(3);
-    bool includePad = op.getCountIncludePad();
-    SmallVector<double> divisors;
-    for (int64_t i = 0; i < outH; ++i) {
-      for (int64_t j = 0; j < outW; ++j) {
-        int64_t r0 = i * strides[0] - pads[0], c0 = j * strides[1] - pads[1];
-        int64_t rLo = includePad ? -pads[0] : 0, rHi = includePad ? h + pads[2] : h;
-        int64_t cLo = includePad ? -pads[1] : 0, cHi = includePad ? w + pads[3] : w;
-        int64_t rows = std::min(r0 + kernel[0], rHi) - std::max(r0, rLo);
-        int64_t cols = std::min(c0 + kernel[1], cHi) - std::max(c0, cLo);
-        divisors.push_back(1.0 / std::max<int64_t>(rows * cols, 1));
-      }
-    }
-    auto divisorType = RankedTensorType::get({outH, outW}, element);
-    SmallVector<Attribute> values;
-    for (double v : divisors)
-      values.push_back(rewriter.getFloatAttr(element, v));
-    Value scale = arith::ConstantOp::create(
-        rewriter, loc, DenseElementsAttr::get(divisorType, values));
+    // The divisor of each output position depends only on shapes.
+    Value scale = avgPoolReciprocals(rewriter, loc, element, type.getDimSize(2),
+                                     type.getDimSize(3), input.getDimSize(2),
+                                     input.getDimSize(3), kernel, strides, pads,
+                                     op.getCountIncludePad());
     rewriter.replaceOp(op, buildElementwise(
                                rewriter, loc, type, {sum, scale},
                                [](OpBuilder &b, Location l, ValueRange args) {

@@ -25,40 +25,20 @@ using namespace mlir::oneflow::lowering;
 
 namespace {
 
-RankedTensorType typeOf(Value v) { return cast<RankedTensorType>(v.getType()); }
-
-Value indexConstant(OpBuilder &b, Location loc, int64_t value) {
-  return arith::ConstantIndexOp::create(b, loc, value);
-}
-
 Value zeros(OpBuilder &b, Location loc, RankedTensorType type) {
   return filledTensor(b, loc, type, b.getZeroAttr(type.getElementType()));
+}
+
+/// Replaces `op` by zeros of `type`: the gradient where nothing flows back.
+LogicalResult replaceWithZeros(ConversionPatternRewriter &rewriter,
+                               Operation *op, RankedTensorType type) {
+  rewriter.replaceOp(op, zeros(rewriter, op->getLoc(), type));
+  return success();
 }
 
 //===----------------------------------------------------------------------===//
 // Elementwise and reduction helpers on whole tensors
 //===----------------------------------------------------------------------===//
-
-/// lhs * rhs elementwise with numpy broadcasting.
-Value mulF(OpBuilder &b, Location loc, Value lhs, Value rhs) {
-  RankedTensorType l = typeOf(lhs), r = typeOf(rhs);
-  SmallVector<int64_t> shape;
-  (void)OpTrait::util::getBroadcastedShape(l.getShape(), r.getShape(), shape);
-  return buildElementwise(
-      b, loc, RankedTensorType::get(shape, l.getElementType()), {lhs, rhs},
-      [&](OpBuilder &nb, Location nl, ValueRange args) {
-        return arith::MulFOp::create(nb, nl, args[0], args[1]).getResult();
-      });
-}
-
-/// x * factor.
-Value scaleF(OpBuilder &b, Location loc, Value x, double factor) {
-  return buildElementwise(
-      b, loc, typeOf(x), {x}, [&](OpBuilder &nb, Location nl, ValueRange args) {
-        Value c = scalarConstant(nb, nl, args[0].getType(), factor);
-        return arith::MulFOp::create(nb, nl, args[0], c).getResult();
-      });
-}
 
 /// Sum (or max) over `axes`, dropping them.
 Value reduceDrop(OpBuilder &b, Location loc, Value x, ArrayRef<int64_t> axes,
@@ -70,49 +50,6 @@ Value reduceDrop(OpBuilder &b, Location loc, Value x, ArrayRef<int64_t> axes,
         return max ? (Value)arith::MaximumFOp::create(nb, nl, args[0], args[1])
                    : (Value)arith::AddFOp::create(nb, nl, args[0], args[1]);
       });
-}
-
-int64_t countOver(RankedTensorType type, ArrayRef<int64_t> axes) {
-  int64_t count = 1;
-  for (int64_t axis : axes)
-    count *= type.getDimSize(axis);
-  return count;
-}
-
-/// An index operand (any integer type) as an in-range `index`, as the
-/// forward gathers read it: negative values count from the end,
-/// out-of-range values clamp.
-Value normalizedIndex(OpBuilder &b, Location loc, Value index, int64_t size) {
-  Value i = arith::IndexCastOp::create(b, loc, b.getIndexType(), index);
-  Value zero = indexConstant(b, loc, 0), n = indexConstant(b, loc, size);
-  Value negative =
-      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, i, zero);
-  i = arith::SelectOp::create(b, loc, negative,
-                              arith::AddIOp::create(b, loc, i, n), i);
-  i = arith::MaxSIOp::create(b, loc, i, zero);
-  return arith::MinSIOp::create(
-      b, loc, i, indexConstant(b, loc, std::max<int64_t>(size - 1, 0)));
-}
-
-/// Zero-pads (or fills with `fill`) the spatial dims of an NCHW tensor.
-Value padSpatial(OpBuilder &b, Location loc, Value x, ArrayRef<int64_t> low,
-                 ArrayRef<int64_t> high, TypedAttr fill) {
-  if (llvm::all_of(low, [](int64_t p) { return p == 0; }) &&
-      llvm::all_of(high, [](int64_t p) { return p == 0; }))
-    return x;
-  RankedTensorType type = typeOf(x);
-  SmallVector<int64_t> shape(type.getShape());
-  SmallVector<OpFoldResult> lowAttr(2, b.getIndexAttr(0)),
-      highAttr(2, b.getIndexAttr(0));
-  for (int d = 0; d < 2; ++d) {
-    shape[2 + d] += low[d] + high[d];
-    lowAttr.push_back(b.getIndexAttr(low[d]));
-    highAttr.push_back(b.getIndexAttr(high[d]));
-  }
-  Value value = arith::ConstantOp::create(b, loc, fill);
-  return tensor::PadOp::create(
-      b, loc, RankedTensorType::get(shape, type.getElementType()), x, lowAttr,
-      highAttr, value);
 }
 
 /// A parallel generic over `resultType` with trailing reduction dims of
@@ -186,17 +123,19 @@ std::pair<Value, Value> windowAt(OpBuilder &b, Location loc, Value i, Value k,
   return {clamped, valid};
 }
 
+/// The row-major position kh * kernelW + kw inside a pooling window, as
+/// i64.
+Value windowOffset(OpBuilder &b, Location loc, Value kh, Value kw,
+                   int64_t kernelW) {
+  Value flat = arith::AddIOp::create(
+      b, loc, arith::MulIOp::create(b, loc, kh, indexConstant(b, loc, kernelW)),
+      kw);
+  return arith::IndexCastOp::create(b, loc, b.getI64Type(), flat);
+}
+
 //===----------------------------------------------------------------------===//
 // conv2d_grad_filter
 //===----------------------------------------------------------------------===//
-
-StringRef blasSuffix(Type type) {
-  if (type.isF32())
-    return "f32";
-  if (type.isF64())
-    return "f64";
-  return "";
-}
 
 struct Conv2DGradFilterLowering
     : public OpConversionPattern<Conv2DGradFilterOp> {
@@ -218,10 +157,8 @@ struct Conv2DGradFilterLowering
     ArrayRef<int64_t> strides = op.getStrides(), pads = op.getPads(),
                       dilations = op.getDilations();
     int64_t k = n * oh * ow, patch = cg * kh * kw;
-    if (k == 0 || dwType.getNumElements() == 0) {
-      rewriter.replaceOp(op, zeros(rewriter, loc, dwType));
-      return success();
-    }
+    if (k == 0 || dwType.getNumElements() == 0)
+      return replaceWithZeros(rewriter, op, dwType);
 
     // Every window of the zero-padded input is in bounds.
     Value xp = padSpatial(rewriter, loc, adaptor.getX(), {pads[0], pads[1]},
@@ -312,27 +249,16 @@ struct MaxPool2DGradLowering : public OpConversionPattern<MaxPool2DGradOp> {
     RankedTensorType xType = typeOf(adaptor.getX()),
                      dyType = typeOf(adaptor.getDy());
     Type element = xType.getElementType(), i64 = rewriter.getI64Type();
-    if (dyType.getNumElements() == 0) {
-      rewriter.replaceOp(op, zeros(rewriter, loc, xType));
-      return success();
-    }
+    if (dyType.getNumElements() == 0)
+      return replaceWithZeros(rewriter, op, xType);
     ArrayRef<int64_t> kernel = op.getKernel(), strides = op.getStrides(),
                       pads = op.getPads(), dilations = op.getDilations();
     int64_t outH = dyType.getDimSize(2), outW = dyType.getDimSize(3);
-    int64_t h = xType.getDimSize(2), w = xType.getDimSize(3);
+    int64_t sizes[2] = {xType.getDimSize(2), xType.getDimSize(3)};
     // Pad so that every window (ceil mode included) is in bounds; padded
     // positions never win (they are masked, not just -inf).
-    SmallVector<int64_t> low = {pads[0], pads[1]}, high = {pads[2], pads[3]};
-    int64_t sizes[2] = {h, w}, outs[2] = {outH, outW};
-    for (int d = 0; d < 2; ++d) {
-      int64_t needed =
-          (outs[d] - 1) * strides[d] + dilations[d] * (kernel[d] - 1) + 1;
-      int64_t have = sizes[d] + low[d] + high[d];
-      if (needed > have)
-        high[d] += needed - have;
-    }
-    Value xp = padSpatial(rewriter, loc, adaptor.getX(), low, high,
-                          lowestValue(element));
+    Value xp = padForPooling(rewriter, loc, adaptor.getX(), dyType, kernel,
+                             strides, dilations, pads, lowestValue(element));
 
     // The first (row-major) maximum of each window, as kh * kw_size + kw.
     auto expr = [&](unsigned d) { return getAffineDimExpr(d, context); };
@@ -375,19 +301,14 @@ struct MaxPool2DGradLowering : public OpConversionPattern<MaxPool2DGradOp> {
             Value inside = arith::AndIOp::create(
                 b, l,
                 arith::CmpIOp::create(b, l, arith::CmpIPredicate::sge, pos,
-                                      indexConstant(b, l, low[d])),
+                                      indexConstant(b, l, pads[d])),
                 arith::CmpIOp::create(b, l, arith::CmpIPredicate::slt, pos,
-                                      indexConstant(b, l, low[d] + sizes[d])));
+                                      indexConstant(b, l, pads[d] + sizes[d])));
             valid = valid
                         ? arith::AndIOp::create(b, l, valid, inside).getResult()
                         : inside;
           }
-          Value flat = arith::AddIOp::create(
-              b, l,
-              arith::MulIOp::create(b, l, ivs[4],
-                                    indexConstant(b, l, kernel[1])),
-              ivs[5]);
-          flat = arith::IndexCastOp::create(b, l, i64, flat);
+          Value flat = windowOffset(b, l, ivs[4], ivs[5], kernel[1]);
           // Order-independent: larger value, or equal value at an earlier
           // position, or the first valid position at all.
           Value greater =
@@ -421,12 +342,7 @@ struct MaxPool2DGradLowering : public OpConversionPattern<MaxPool2DGradOp> {
           auto [oj, validJ] = windowAt(b, l, ivs[3], ivs[5], pads[1],
                                        strides[1], dilations[1], outW);
           SmallVector<Value> at = {ivs[0], ivs[1], oi, oj};
-          Value flat = arith::AddIOp::create(
-              b, l,
-              arith::MulIOp::create(b, l, ivs[4],
-                                    indexConstant(b, l, kernel[1])),
-              ivs[5]);
-          flat = arith::IndexCastOp::create(b, l, i64, flat);
+          Value flat = windowOffset(b, l, ivs[4], ivs[5], kernel[1]);
           Value wins = arith::CmpIOp::create(
               b, l, arith::CmpIPredicate::eq,
               tensor::ExtractOp::create(b, l, winners, at), flat);
@@ -450,34 +366,15 @@ struct AvgPool2DGradLowering : public OpConversionPattern<AvgPool2DGradOp> {
     RankedTensorType dxType = op.getDx().getType(),
                      dyType = typeOf(adaptor.getDy());
     Type element = dxType.getElementType();
-    if (dyType.getNumElements() == 0) {
-      rewriter.replaceOp(op, zeros(rewriter, loc, dxType));
-      return success();
-    }
+    if (dyType.getNumElements() == 0)
+      return replaceWithZeros(rewriter, op, dxType);
     ArrayRef<int64_t> kernel = op.getKernel(), strides = op.getStrides(),
                       pads = op.getPads();
     int64_t outH = dyType.getDimSize(2), outW = dyType.getDimSize(3);
-    int64_t h = dxType.getDimSize(2), w = dxType.getDimSize(3);
-    // The divisors of avg_pool2d, known at compile time.
-    bool includePad = op.getCountIncludePad();
-    SmallVector<Attribute> divisors;
-    for (int64_t i = 0; i < outH; ++i) {
-      for (int64_t j = 0; j < outW; ++j) {
-        int64_t r0 = i * strides[0] - pads[0], c0 = j * strides[1] - pads[1];
-        int64_t rLo = includePad ? -pads[0] : 0,
-                rHi = includePad ? h + pads[2] : h;
-        int64_t cLo = includePad ? -pads[1] : 0,
-                cHi = includePad ? w + pads[3] : w;
-        int64_t rows = std::min(r0 + kernel[0], rHi) - std::max(r0, rLo);
-        int64_t cols = std::min(c0 + kernel[1], cHi) - std::max(c0, cLo);
-        divisors.push_back(rewriter.getFloatAttr(
-            element, 1.0 / std::max<int64_t>(rows * cols, 1)));
-      }
-    }
-    Value scale = arith::ConstantOp::create(
-        rewriter, loc,
-        DenseElementsAttr::get(RankedTensorType::get({outH, outW}, element),
-                               divisors));
+    // The divisors of avg_pool2d.
+    Value scale = avgPoolReciprocals(
+        rewriter, loc, element, outH, outW, dxType.getDimSize(2),
+        dxType.getDimSize(3), kernel, strides, pads, op.getCountIncludePad());
     Value scaled = mulF(rewriter, loc, adaptor.getDy(), scale);
     Value dx = buildGatherSum(
         rewriter, loc, dxType, kernel,
@@ -541,13 +438,8 @@ struct GatherGradLowering : public OpConversionPattern<GatherGradOp> {
     RankedTensorType dataType = op.getDdata().getType(),
                      indexType = typeOf(adaptor.getIndices());
     Type element = dataType.getElementType();
-    int64_t axis = op.getAxis();
-    int64_t outer = 1, inner = 1, size = dataType.getDimSize(axis),
-            count = indexType.getNumElements();
-    for (int64_t d = 0; d < axis; ++d)
-      outer *= dataType.getDimSize(d);
-    for (int64_t d = axis + 1; d < dataType.getRank(); ++d)
-      inner *= dataType.getDimSize(d);
+    auto [outer, size, inner] = aroundAxis(dataType, op.getAxis());
+    int64_t count = indexType.getNumElements();
     Value result = zeros(rewriter, loc, dataType);
     if (outer * count * inner == 0 || size == 0) {
       rewriter.replaceOp(op, result);
@@ -615,10 +507,8 @@ struct SliceGradLowering : public OpConversionPattern<SliceGradOp> {
     RankedTensorType dxType = op.getDx().getType(),
                      dyType = typeOf(adaptor.getDy());
     ArrayRef<int64_t> starts = op.getStarts(), steps = op.getSteps();
-    if (dyType.getNumElements() == 0) {
-      rewriter.replaceOp(op, zeros(rewriter, loc, dxType));
-      return success();
-    }
+    if (dyType.getNumElements() == 0)
+      return replaceWithZeros(rewriter, op, dxType);
     if (llvm::all_of(steps, [](int64_t s) { return s > 0; })) {
       Value result = zeros(rewriter, loc, dxType);
       SmallVector<OpFoldResult> offsets, sizes, strides;
@@ -719,15 +609,30 @@ SmallVector<utils::IteratorType> iteratorsReducing(int64_t rank,
   return iterators;
 }
 
-/// rsqrt(v + eps), elementwise.
-Value invStdOf(OpBuilder &b, Location loc, Value variance, double epsilon) {
-  return buildElementwise(
-      b, loc, typeOf(variance), {variance},
-      [&](OpBuilder &nb, Location nl, ValueRange args) {
-        Value eps = scalarConstant(nb, nl, args[0].getType(), epsilon);
-        return math::RsqrtOp::create(
-                   nb, nl, arith::AddFOp::create(nb, nl, args[0], eps))
-            .getResult();
+/// (v - mean) * invStd: the normalized value of a layer or batch norm.
+Value normalizedValue(OpBuilder &b, Location loc, Value v, Value mean,
+                      Value invStd) {
+  return arith::MulFOp::create(b, loc, arith::SubFOp::create(b, loc, v, mean),
+                               invStd);
+}
+
+/// The scale and bias gradients of a normalization, sum(dy * xhat) and
+/// sum(dy) into zeros of `paramType`: `maps` read x, dy, mean, invStd and
+/// write both sums; `iterators` reduce over the normalized axes.
+SmallVector<Value>
+buildScaleBiasGrads(OpBuilder &b, Location loc, Value x, Value dy, Value mean,
+                    Value invStd, RankedTensorType paramType,
+                    ArrayRef<AffineMap> maps,
+                    ArrayRef<utils::IteratorType> iterators) {
+  return buildGeneric(
+      b, loc, {x, dy, mean, invStd},
+      {zeros(b, loc, paramType), zeros(b, loc, paramType)}, maps, iterators,
+      [&](OpBuilder &nb, Location nl, ValueRange args) -> SmallVector<Value> {
+        Value xhat = normalizedValue(nb, nl, args[0], args[2], args[3]);
+        return {
+            arith::AddFOp::create(nb, nl, args[4],
+                                  arith::MulFOp::create(nb, nl, args[1], xhat)),
+            arith::AddFOp::create(nb, nl, args[5], args[1])};
       });
 }
 
@@ -844,10 +749,6 @@ struct LayerNormGradLowering : public OpConversionPattern<LayerNormGradOp> {
             .front();
     Value invStd = invStdOf(rewriter, loc, scaleF(rewriter, loc, sumSq, inv),
                             op.getEpsilon().convertToDouble());
-    auto xhatOf = [](OpBuilder &b, Location l, Value v, Value m, Value s) {
-      return arith::MulFOp::create(b, l, arith::SubFOp::create(b, l, v, m), s)
-          .getResult();
-    };
 
     // Row sums of g = dy * scale and of g * xhat.
     SmallVector<Value> sums = buildGeneric(
@@ -856,7 +757,7 @@ struct LayerNormGradLowering : public OpConversionPattern<LayerNormGradOp> {
         {all, all, param, row, row, row, row}, rowIterators,
         [&](OpBuilder &b, Location l, ValueRange args) -> SmallVector<Value> {
           Value g = arith::MulFOp::create(b, l, args[1], args[2]);
-          Value xhat = xhatOf(b, l, args[0], args[3], args[4]);
+          Value xhat = normalizedValue(b, l, args[0], args[3], args[4]);
           return {arith::AddFOp::create(b, l, args[5], g),
                   arith::AddFOp::create(b, l, args[6],
                                         arith::MulFOp::create(b, l, g, xhat))};
@@ -872,7 +773,8 @@ struct LayerNormGradLowering : public OpConversionPattern<LayerNormGradOp> {
                          ValueRange args) -> SmallVector<Value> {
                        Value n = scalarConstant(b, l, element, inv);
                        Value g = arith::MulFOp::create(b, l, args[1], args[2]);
-                       Value xhat = xhatOf(b, l, args[0], args[3], args[4]);
+                       Value xhat =
+                           normalizedValue(b, l, args[0], args[3], args[4]);
                        Value meanG = arith::MulFOp::create(b, l, args[5], n);
                        Value meanGX = arith::MulFOp::create(b, l, args[6], n);
                        Value d = arith::SubFOp::create(
@@ -884,17 +786,9 @@ struct LayerNormGradLowering : public OpConversionPattern<LayerNormGradOp> {
 
     // dscale = sum over the batch of dy * xhat, dbias = sum of dy.
     RankedTensorType paramType = op.getDscale().getType();
-    SmallVector<Value> paramGrads = buildGeneric(
-        rewriter, loc, {x, dy, mean, invStd},
-        {zeros(rewriter, loc, paramType), zeros(rewriter, loc, paramType)},
-        {all, all, row, row, param, param}, iteratorsReducing(rank, batch),
-        [&](OpBuilder &b, Location l, ValueRange args) -> SmallVector<Value> {
-          Value xhat = xhatOf(b, l, args[0], args[2], args[3]);
-          return {
-              arith::AddFOp::create(b, l, args[4],
-                                    arith::MulFOp::create(b, l, args[1], xhat)),
-              arith::AddFOp::create(b, l, args[5], args[1])};
-        });
+    SmallVector<Value> paramGrads = buildScaleBiasGrads(
+        rewriter, loc, x, dy, mean, invStd, paramType,
+        {all, all, row, row, param, param}, iteratorsReducing(rank, batch));
     rewriter.replaceOp(op, {dx, paramGrads[0], paramGrads[1]});
     return success();
   }
@@ -912,31 +806,16 @@ struct BatchNormGradLowering : public OpConversionPattern<BatchNormGradOp> {
     RankedTensorType paramType = op.getDscale().getType();
     Type element = xType.getElementType();
     int64_t rank = xType.getRank();
-    SmallVector<int64_t> axes = {0};
-    for (int64_t d = 2; d < rank; ++d)
-      axes.push_back(d);
+    SmallVector<int64_t> axes = batchNormAxes(rank);
     double inv = 1.0 / std::max<int64_t>(countOver(xType, axes), 1);
     AffineMap all = rewriter.getMultiDimIdentityMap(rank),
               channel = dimsMap(context, rank, {1});
-    auto xhatOf = [](OpBuilder &b, Location l, Value v, Value m, Value s) {
-      return arith::MulFOp::create(b, l, arith::SubFOp::create(b, l, v, m), s)
-          .getResult();
-    };
     // dscale = sum of dy * xhat, dbias = sum of dy, over N and the spatial
     // dims, with the saved statistics.
-    SmallVector<Value> paramGrads = buildGeneric(
-        rewriter, loc,
-        {x, dy, adaptor.getSavedMean(), adaptor.getSavedInvStd()},
-        {zeros(rewriter, loc, paramType), zeros(rewriter, loc, paramType)},
-        {all, all, channel, channel, channel, channel},
-        iteratorsReducing(rank, axes),
-        [&](OpBuilder &b, Location l, ValueRange args) -> SmallVector<Value> {
-          Value xhat = xhatOf(b, l, args[0], args[2], args[3]);
-          return {
-              arith::AddFOp::create(b, l, args[4],
-                                    arith::MulFOp::create(b, l, args[1], xhat)),
-              arith::AddFOp::create(b, l, args[5], args[1])};
-        });
+    SmallVector<Value> paramGrads = buildScaleBiasGrads(
+        rewriter, loc, x, dy, adaptor.getSavedMean(), adaptor.getSavedInvStd(),
+        paramType, {all, all, channel, channel, channel, channel},
+        iteratorsReducing(rank, axes));
     Value dscale = paramGrads[0], dbias = paramGrads[1];
     // dx = scale * invstd * (dy - dbias / M - xhat * dscale / M).
     Value dx =
@@ -951,7 +830,7 @@ struct BatchNormGradLowering : public OpConversionPattern<BatchNormGradOp> {
             [&](OpBuilder &b, Location l,
                 ValueRange args) -> SmallVector<Value> {
               Value n = scalarConstant(b, l, element, inv);
-              Value xhat = xhatOf(b, l, args[0], args[3], args[4]);
+              Value xhat = normalizedValue(b, l, args[0], args[3], args[4]);
               Value d = arith::SubFOp::create(
                   b, l,
                   arith::SubFOp::create(

@@ -14,17 +14,6 @@ using namespace mlir::oneflow::lowering;
 
 namespace {
 
-RankedTensorType typeOf(Value v) { return cast<RankedTensorType>(v.getType()); }
-
-/// The library suffix of a BLAS element type, or "" when BLAS has none.
-StringRef blasSuffix(Type type) {
-  if (type.isF32())
-    return "f32";
-  if (type.isF64())
-    return "f64";
-  return "";
-}
-
 Value transpose2D(OpBuilder &b, Location loc, Value value) {
   RankedTensorType type = typeOf(value);
   auto resultType = RankedTensorType::get(

@@ -2,8 +2,12 @@
 
 #include "Lowering.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
+#include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Traits.h"
 #include "mlir/IR/SymbolTable.h"
 
 namespace mlir {
@@ -16,6 +20,55 @@ namespace oneflow {
 using namespace mlir;
 using namespace mlir::oneflow;
 using namespace mlir::oneflow::lowering;
+
+Value lowering::indexConstant(OpBuilder &b, Location loc, int64_t value) {
+  return arith::ConstantIndexOp::create(b, loc, value);
+}
+
+int64_t lowering::countOver(RankedTensorType type, ArrayRef<int64_t> axes) {
+  int64_t count = 1;
+  for (int64_t axis : axes)
+    count *= type.getDimSize(axis);
+  return count;
+}
+
+std::array<int64_t, 3> lowering::aroundAxis(RankedTensorType type,
+                                            int64_t axis) {
+  int64_t outer = 1, inner = 1;
+  for (int64_t d = 0; d < axis; ++d)
+    outer *= type.getDimSize(d);
+  for (int64_t d = axis + 1; d < type.getRank(); ++d)
+    inner *= type.getDimSize(d);
+  return {outer, type.getDimSize(axis), inner};
+}
+
+SmallVector<int64_t> lowering::batchNormAxes(int64_t rank) {
+  SmallVector<int64_t> axes = {0};
+  for (int64_t d = 2; d < rank; ++d)
+    axes.push_back(d);
+  return axes;
+}
+
+StringRef lowering::blasSuffix(Type type) {
+  if (type.isF32())
+    return "f32";
+  if (type.isF64())
+    return "f64";
+  return "";
+}
+
+Value lowering::normalizedIndex(OpBuilder &b, Location loc, Value index,
+                                int64_t size) {
+  Value i = arith::IndexCastOp::create(b, loc, b.getIndexType(), index);
+  Value zero = indexConstant(b, loc, 0), n = indexConstant(b, loc, size);
+  Value negative =
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, i, zero);
+  i = arith::SelectOp::create(b, loc, negative,
+                              arith::AddIOp::create(b, loc, i, n), i);
+  i = arith::MaxSIOp::create(b, loc, i, zero);
+  return arith::MinSIOp::create(
+      b, loc, i, indexConstant(b, loc, std::max<int64_t>(size - 1, 0)));
+}
 
 Value lowering::emptyTensor(OpBuilder &b, Location loc,
                             RankedTensorType type) {
@@ -93,6 +146,73 @@ Value lowering::buildElementwise(OpBuilder &b, Location loc,
   return generic.getResult(0);
 }
 
+Value lowering::buildBinary(
+    OpBuilder &b, Location loc, Value lhs, Value rhs,
+    function_ref<Value(OpBuilder &, Location, Value, Value)> fn) {
+  RankedTensorType l = typeOf(lhs), r = typeOf(rhs);
+  SmallVector<int64_t> shape;
+  (void)OpTrait::util::getBroadcastedShape(l.getShape(), r.getShape(), shape);
+  return buildElementwise(
+      b, loc, RankedTensorType::get(shape, l.getElementType()), {lhs, rhs},
+      [&](OpBuilder &nb, Location nl, ValueRange args) {
+        return fn(nb, nl, args[0], args[1]);
+      });
+}
+
+Value lowering::buildUnary(
+    OpBuilder &b, Location loc, Value x,
+    function_ref<Value(OpBuilder &, Location, Value)> fn) {
+  return buildElementwise(b, loc, typeOf(x), {x},
+                          [&](OpBuilder &nb, Location nl, ValueRange args) {
+                            return fn(nb, nl, args[0]);
+                          });
+}
+
+Value lowering::addF(OpBuilder &b, Location loc, Value lhs, Value rhs) {
+  return buildBinary(b, loc, lhs, rhs,
+                     [](OpBuilder &nb, Location nl, Value x, Value y) {
+                       return arith::AddFOp::create(nb, nl, x, y).getResult();
+                     });
+}
+
+Value lowering::subF(OpBuilder &b, Location loc, Value lhs, Value rhs) {
+  return buildBinary(b, loc, lhs, rhs,
+                     [](OpBuilder &nb, Location nl, Value x, Value y) {
+                       return arith::SubFOp::create(nb, nl, x, y).getResult();
+                     });
+}
+
+Value lowering::mulF(OpBuilder &b, Location loc, Value lhs, Value rhs) {
+  return buildBinary(b, loc, lhs, rhs,
+                     [](OpBuilder &nb, Location nl, Value x, Value y) {
+                       return arith::MulFOp::create(nb, nl, x, y).getResult();
+                     });
+}
+
+Value lowering::divF(OpBuilder &b, Location loc, Value lhs, Value rhs) {
+  return buildBinary(b, loc, lhs, rhs,
+                     [](OpBuilder &nb, Location nl, Value x, Value y) {
+                       return arith::DivFOp::create(nb, nl, x, y).getResult();
+                     });
+}
+
+Value lowering::scaleF(OpBuilder &b, Location loc, Value x, double factor) {
+  return buildUnary(b, loc, x, [&](OpBuilder &nb, Location nl, Value v) {
+    return arith::MulFOp::create(nb, nl, v,
+                                 scalarConstant(nb, nl, v.getType(), factor))
+        .getResult();
+  });
+}
+
+Value lowering::invStdOf(OpBuilder &b, Location loc, Value variance,
+                         double epsilon) {
+  return buildUnary(b, loc, variance, [&](OpBuilder &nb, Location nl, Value v) {
+    Value eps = scalarConstant(nb, nl, v.getType(), epsilon);
+    return math::RsqrtOp::create(nb, nl, arith::AddFOp::create(nb, nl, v, eps))
+        .getResult();
+  });
+}
+
 Value lowering::buildReduction(OpBuilder &b, Location loc, Value input,
                                ArrayRef<int64_t> axes, TypedAttr init,
                                ScalarBuilder combine) {
@@ -159,6 +279,70 @@ Value lowering::reshapeTensor(OpBuilder &b, Location loc, Value input,
       llvm::to_vector(llvm::seq<int64_t>(0, resultType.getRank()));
   return tensor::ExpandShapeOp::create(b, loc, resultType, flat,
                                        ArrayRef<ReassociationIndices>{all});
+}
+
+Value lowering::padSpatial(OpBuilder &b, Location loc, Value x,
+                           ArrayRef<int64_t> low, ArrayRef<int64_t> high,
+                           TypedAttr fill) {
+  if (llvm::all_of(low, [](int64_t p) { return p == 0; }) &&
+      llvm::all_of(high, [](int64_t p) { return p == 0; }))
+    return x;
+  RankedTensorType type = typeOf(x);
+  SmallVector<int64_t> shape(type.getShape());
+  SmallVector<OpFoldResult> lowAttr(2, b.getIndexAttr(0)),
+      highAttr(2, b.getIndexAttr(0));
+  for (int d = 0; d < 2; ++d) {
+    shape[2 + d] += low[d] + high[d];
+    lowAttr.push_back(b.getIndexAttr(low[d]));
+    highAttr.push_back(b.getIndexAttr(high[d]));
+  }
+  Value value = arith::ConstantOp::create(b, loc, fill);
+  return tensor::PadOp::create(
+      b, loc, RankedTensorType::get(shape, type.getElementType()), x, lowAttr,
+      highAttr, value);
+}
+
+Value lowering::padForPooling(OpBuilder &b, Location loc, Value x,
+                              RankedTensorType resultType,
+                              ArrayRef<int64_t> kernel,
+                              ArrayRef<int64_t> strides,
+                              ArrayRef<int64_t> dilations,
+                              ArrayRef<int64_t> pads, TypedAttr fill) {
+  RankedTensorType type = typeOf(x);
+  SmallVector<int64_t> low = {pads[0], pads[1]}, high = {pads[2], pads[3]};
+  for (int d = 0; d < 2; ++d) {
+    int64_t needed = (resultType.getDimSize(2 + d) - 1) * strides[d] +
+                     dilations[d] * (kernel[d] - 1) + 1;
+    int64_t have = type.getDimSize(2 + d) + low[d] + high[d];
+    if (needed > have)
+      high[d] += needed - have;
+  }
+  return padSpatial(b, loc, x, low, high, fill);
+}
+
+Value lowering::avgPoolReciprocals(OpBuilder &b, Location loc, Type element,
+                                   int64_t outH, int64_t outW, int64_t h,
+                                   int64_t w, ArrayRef<int64_t> kernel,
+                                   ArrayRef<int64_t> strides,
+                                   ArrayRef<int64_t> pads, bool includePad) {
+  SmallVector<Attribute> values;
+  for (int64_t i = 0; i < outH; ++i) {
+    for (int64_t j = 0; j < outW; ++j) {
+      int64_t r0 = i * strides[0] - pads[0], c0 = j * strides[1] - pads[1];
+      int64_t rLo = includePad ? -pads[0] : 0,
+              rHi = includePad ? h + pads[2] : h;
+      int64_t cLo = includePad ? -pads[1] : 0,
+              cHi = includePad ? w + pads[3] : w;
+      int64_t rows = std::min(r0 + kernel[0], rHi) - std::max(r0, rLo);
+      int64_t cols = std::min(c0 + kernel[1], cHi) - std::max(c0, cLo);
+      values.push_back(
+          b.getFloatAttr(element, 1.0 / std::max<int64_t>(rows * cols, 1)));
+    }
+  }
+  return arith::ConstantOp::create(
+      b, loc,
+      DenseElementsAttr::get(RankedTensorType::get({outH, outW}, element),
+                             values));
 }
 
 SmallVector<Value> lowering::buildLibraryCall(OpBuilder &b, Location loc,

@@ -9,12 +9,40 @@
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Transforms/DialectConversion.h"
 
+#include <array>
+
 namespace mlir {
 namespace oneflow {
 namespace lowering {
 
 using ScalarBuilder =
     function_ref<Value(OpBuilder &, Location, ValueRange args)>;
+
+/// The ranked tensor type of `value`.
+inline RankedTensorType typeOf(Value value) {
+  return cast<RankedTensorType>(value.getType());
+}
+
+/// An `index` constant.
+Value indexConstant(OpBuilder &b, Location loc, int64_t value);
+
+/// The number of elements of `type` along `axes`.
+int64_t countOver(RankedTensorType type, ArrayRef<int64_t> axes);
+
+/// [outer, n, inner] around `axis` of `type`.
+std::array<int64_t, 3> aroundAxis(RankedTensorType type, int64_t axis);
+
+/// The axes batch normalization reduces over in an [N, C, ...] tensor of
+/// `rank`: N and the spatial dims.
+SmallVector<int64_t> batchNormAxes(int64_t rank);
+
+/// The library suffix of a BLAS element type, or "" when BLAS has none.
+StringRef blasSuffix(Type type);
+
+/// An index operand (any integer type) as an in-range `index`: negative
+/// values count from the end, out-of-range values clamp (reading outside a
+/// buffer is never an option).
+Value normalizedIndex(OpBuilder &b, Location loc, Value index, int64_t size);
 
 /// An uninitialized tensor of `type`.
 Value emptyTensor(OpBuilder &b, Location loc, RankedTensorType type);
@@ -30,6 +58,23 @@ Value scalarConstant(OpBuilder &b, Location loc, Type type, double value);
 Value buildElementwise(OpBuilder &b, Location loc, RankedTensorType resultType,
                        ValueRange operands, ScalarBuilder body);
 
+/// fn(lhs, rhs) elementwise, broadcasting like numpy.
+Value buildBinary(OpBuilder &b, Location loc, Value lhs, Value rhs,
+                  function_ref<Value(OpBuilder &, Location, Value, Value)> fn);
+/// fn(x) elementwise.
+Value buildUnary(OpBuilder &b, Location loc, Value x,
+                 function_ref<Value(OpBuilder &, Location, Value)> fn);
+
+/// Float arithmetic on whole tensors, broadcasting like numpy.
+Value addF(OpBuilder &b, Location loc, Value lhs, Value rhs);
+Value subF(OpBuilder &b, Location loc, Value lhs, Value rhs);
+Value mulF(OpBuilder &b, Location loc, Value lhs, Value rhs);
+Value divF(OpBuilder &b, Location loc, Value lhs, Value rhs);
+/// x * factor.
+Value scaleF(OpBuilder &b, Location loc, Value x, double factor);
+/// rsqrt(variance + epsilon), elementwise.
+Value invStdOf(OpBuilder &b, Location loc, Value variance, double epsilon);
+
 /// Reduces `input` over `axes` with `combine(acc, element)` starting from
 /// `init`. The result drops the reduced axes.
 Value buildReduction(OpBuilder &b, Location loc, Value input,
@@ -39,6 +84,27 @@ Value buildReduction(OpBuilder &b, Location loc, Value input,
 /// Reshapes a contiguous tensor (row-major), e.g. to restore kept dims.
 Value reshapeTensor(OpBuilder &b, Location loc, Value input,
                     RankedTensorType resultType);
+
+/// Pads the spatial dims (2 and 3) of an NCHW tensor by `low` and `high`
+/// with `fill`.
+Value padSpatial(OpBuilder &b, Location loc, Value x, ArrayRef<int64_t> low,
+                 ArrayRef<int64_t> high, TypedAttr fill);
+
+/// Pads the NCHW input of a pooling window with `fill`: the explicit pads,
+/// plus what ceil mode needs at the end so that the last window of
+/// `resultType` fits.
+Value padForPooling(OpBuilder &b, Location loc, Value x,
+                    RankedTensorType resultType, ArrayRef<int64_t> kernel,
+                    ArrayRef<int64_t> strides, ArrayRef<int64_t> dilations,
+                    ArrayRef<int64_t> pads, TypedAttr fill);
+
+/// avg_pool2d's divisors as a constant [outH, outW] of `element`: 1 / the
+/// number of elements of each window inside the [h, w] input (and inside
+/// the explicit pads with count_include_pad), known at compile time.
+Value avgPoolReciprocals(OpBuilder &b, Location loc, Type element, int64_t outH,
+                         int64_t outW, int64_t h, int64_t w,
+                         ArrayRef<int64_t> kernel, ArrayRef<int64_t> strides,
+                         ArrayRef<int64_t> pads, bool includePad);
 
 /// The identity/neutral start value of a reduction.
 TypedAttr lowestValue(Type elementType);

@@ -8,7 +8,6 @@ using namespace mlir::oneflow::lowering;
 
 namespace {
 
-RankedTensorType typeOf(Value v) { return cast<RankedTensorType>(v.getType()); }
 bool isFloatType(Type t) { return isa<FloatType>(t); }
 
 enum class Combine { Sum, Prod, Max, Min };
@@ -64,62 +63,6 @@ Value reduceKeep(OpBuilder &b, Location loc, Value input,
                        RankedTensorType::get(kept, type.getElementType()));
 }
 
-int64_t countOver(RankedTensorType type, ArrayRef<int64_t> axes) {
-  int64_t count = 1;
-  for (int64_t axis : axes)
-    count *= type.getDimSize(axis);
-  return count;
-}
-
-/// Elementwise helpers on whole tensors, broadcasting like numpy.
-Value binary(OpBuilder &b, Location loc, Value lhs, Value rhs,
-             function_ref<Value(OpBuilder &, Location, Value, Value)> fn) {
-  RankedTensorType l = typeOf(lhs), r = typeOf(rhs);
-  SmallVector<int64_t> shape;
-  (void)OpTrait::util::getBroadcastedShape(l.getShape(), r.getShape(), shape);
-  return buildElementwise(
-      b, loc, RankedTensorType::get(shape, l.getElementType()), {lhs, rhs},
-      [&](OpBuilder &nb, Location nl, ValueRange args) {
-        return fn(nb, nl, args[0], args[1]);
-      });
-}
-
-Value unary(OpBuilder &b, Location loc, Value x,
-            function_ref<Value(OpBuilder &, Location, Value)> fn) {
-  return buildElementwise(b, loc, typeOf(x), {x},
-                          [&](OpBuilder &nb, Location nl, ValueRange args) {
-                            return fn(nb, nl, args[0]);
-                          });
-}
-
-Value subF(OpBuilder &b, Location loc, Value l, Value r) {
-  return binary(b, loc, l, r, [](OpBuilder &nb, Location nl, Value x, Value y) {
-    return arith::SubFOp::create(nb, nl, x, y).getResult();
-  });
-}
-Value mulF(OpBuilder &b, Location loc, Value l, Value r) {
-  return binary(b, loc, l, r, [](OpBuilder &nb, Location nl, Value x, Value y) {
-    return arith::MulFOp::create(nb, nl, x, y).getResult();
-  });
-}
-Value addF(OpBuilder &b, Location loc, Value l, Value r) {
-  return binary(b, loc, l, r, [](OpBuilder &nb, Location nl, Value x, Value y) {
-    return arith::AddFOp::create(nb, nl, x, y).getResult();
-  });
-}
-Value divF(OpBuilder &b, Location loc, Value l, Value r) {
-  return binary(b, loc, l, r, [](OpBuilder &nb, Location nl, Value x, Value y) {
-    return arith::DivFOp::create(nb, nl, x, y).getResult();
-  });
-}
-Value scaleF(OpBuilder &b, Location loc, Value x, double factor) {
-  return unary(b, loc, x, [&](OpBuilder &nb, Location nl, Value v) {
-    return arith::MulFOp::create(
-               nb, nl, v, scalarConstant(nb, nl, v.getType(), factor))
-        .getResult();
-  });
-}
-
 /// Sum over `axes` (kept) divided by their element count.
 Value meanKeep(OpBuilder &b, Location loc, Value x, ArrayRef<int64_t> axes) {
   Value sum = reduceKeep(b, loc, x, axes, Combine::Sum);
@@ -142,13 +85,14 @@ struct ReduceLowering : public OpConversionPattern<OpTy> {
         });
     if (isMean) {
       int64_t count = countOver(typeOf(x), op.getAxes());
-      reduced = unary(rewriter, loc, reduced,
-                      [&](OpBuilder &b, Location l, Value v) -> Value {
-                        Value n = scalarConstant(b, l, v.getType(), count);
-                        return isFloatType(v.getType())
-                                   ? (Value)arith::DivFOp::create(b, l, v, n)
-                                   : (Value)arith::DivSIOp::create(b, l, v, n);
-                      });
+      reduced =
+          buildUnary(rewriter, loc, reduced,
+                     [&](OpBuilder &b, Location l, Value v) -> Value {
+                       Value n = scalarConstant(b, l, v.getType(), count);
+                       return isFloatType(v.getType())
+                                  ? (Value)arith::DivFOp::create(b, l, v, n)
+                                  : (Value)arith::DivSIOp::create(b, l, v, n);
+                     });
     }
     rewriter.replaceOp(op, reshapeTensor(rewriter, loc, reduced,
                                          op.getY().getType()));
@@ -230,15 +174,17 @@ struct ArgReduceLowering : public OpConversionPattern<OpTy> {
 Value softmax(OpBuilder &b, Location loc, Value x, int64_t axis, bool log) {
   Value max = reduceKeep(b, loc, x, {axis}, Combine::Max);
   Value shifted = subF(b, loc, x, max);
-  Value exp = unary(b, loc, shifted, [](OpBuilder &nb, Location nl, Value v) {
-    return math::ExpOp::create(nb, nl, v).getResult();
-  });
+  Value exp =
+      buildUnary(b, loc, shifted, [](OpBuilder &nb, Location nl, Value v) {
+        return math::ExpOp::create(nb, nl, v).getResult();
+      });
   Value sum = reduceKeep(b, loc, exp, {axis}, Combine::Sum);
   if (!log)
     return divF(b, loc, exp, sum);
-  Value logSum = unary(b, loc, sum, [](OpBuilder &nb, Location nl, Value v) {
-    return math::LogOp::create(nb, nl, v).getResult();
-  });
+  Value logSum =
+      buildUnary(b, loc, sum, [](OpBuilder &nb, Location nl, Value v) {
+        return math::LogOp::create(nb, nl, v).getResult();
+      });
   return subF(b, loc, shifted, logSum);
 }
 
@@ -263,11 +209,7 @@ Normalized normalize(OpBuilder &b, Location loc, Value x,
   Value mean = meanKeep(b, loc, x, axes);
   Value centered = subF(b, loc, x, mean);
   Value variance = meanKeep(b, loc, mulF(b, loc, centered, centered), axes);
-  Value invStd = unary(b, loc, variance, [&](OpBuilder &nb, Location nl, Value v) {
-    Value eps = scalarConstant(nb, nl, v.getType(), epsilon);
-    return math::RsqrtOp::create(nb, nl, arith::AddFOp::create(nb, nl, v, eps))
-        .getResult();
-  });
+  Value invStd = invStdOf(b, loc, variance, epsilon);
   return {mulF(b, loc, centered, invStd), mean, variance};
 }
 
@@ -309,13 +251,7 @@ struct BatchNormLowering : public OpConversionPattern<BatchNormOp> {
     int64_t rank = op.getX().getType().getRank();
     double eps = op.getEpsilon().convertToDouble();
     auto shaped = [&](Value v) { return channelShaped(rewriter, loc, v, rank); };
-    Value invStd = unary(rewriter, loc, shaped(adaptor.getVariance()),
-                         [&](OpBuilder &b, Location l, Value v) {
-                           Value e = scalarConstant(b, l, v.getType(), eps);
-                           return math::RsqrtOp::create(
-                                      b, l, arith::AddFOp::create(b, l, v, e))
-                               .getResult();
-                         });
+    Value invStd = invStdOf(rewriter, loc, shaped(adaptor.getVariance()), eps);
     Value y = subF(rewriter, loc, adaptor.getX(), shaped(adaptor.getMean()));
     y = mulF(rewriter, loc, y, mulF(rewriter, loc, invStd,
                                     shaped(adaptor.getScale())));
@@ -333,9 +269,7 @@ struct BatchNormTrainLowering : public OpConversionPattern<BatchNormTrainOp> {
     Location loc = op.getLoc();
     RankedTensorType xType = op.getX().getType();
     int64_t rank = xType.getRank();
-    SmallVector<int64_t> axes = {0};
-    for (int64_t d = 2; d < rank; ++d)
-      axes.push_back(d);
+    SmallVector<int64_t> axes = batchNormAxes(rank);
     double eps = op.getEpsilon().convertToDouble(),
            momentum = op.getMomentum().convertToDouble();
     Normalized n = normalize(rewriter, loc, adaptor.getX(), axes, eps);
@@ -354,13 +288,7 @@ struct BatchNormTrainLowering : public OpConversionPattern<BatchNormTrainOp> {
       return addF(rewriter, loc, scaleF(rewriter, loc, running, 1.0 - momentum),
                   scaleF(rewriter, loc, batch, momentum));
     };
-    Value invStd = unary(rewriter, loc, variance,
-                         [&](OpBuilder &b, Location l, Value v) {
-                           Value e = scalarConstant(b, l, v.getType(), eps);
-                           return math::RsqrtOp::create(
-                                      b, l, arith::AddFOp::create(b, l, v, e))
-                               .getResult();
-                         });
+    Value invStd = invStdOf(rewriter, loc, variance, eps);
     rewriter.replaceOp(op, {y, blend(adaptor.getRunningMean(), mean),
                             blend(adaptor.getRunningVariance(), unbiased),
                             mean, invStd});
