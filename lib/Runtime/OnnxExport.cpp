@@ -4,6 +4,7 @@
 
 #include "oneflow/Runtime/Collectives.h"
 #include "oneflow/Runtime/FileUtil.h"
+#include "oneflow/Runtime/TensorProtoIO.h"
 
 #include "onnx/onnx_pb.h"
 
@@ -16,27 +17,6 @@ namespace oneflow {
 namespace runtime {
 
 namespace {
-
-plan::DataType fromOnnx(int type) {
-  switch (type) {
-  case onnx::TensorProto::FLOAT:
-    return plan::F32;
-  case onnx::TensorProto::DOUBLE:
-    return plan::F64;
-  case onnx::TensorProto::FLOAT16:
-    return plan::F16;
-  case onnx::TensorProto::BFLOAT16:
-    return plan::BF16;
-  case onnx::TensorProto::INT32:
-    return plan::I32;
-  case onnx::TensorProto::INT64:
-    return plan::I64;
-  case onnx::TensorProto::BOOL:
-    return plan::BOOL;
-  default:
-    return plan::DT_INVALID;
-  }
-}
 
 bool isFloating(plan::DataType dtype) {
   return dtype == plan::F32 || dtype == plan::F64 || dtype == plan::F16 ||
@@ -244,7 +224,7 @@ exportOnnx(const std::string &sourceModel, const std::string &path,
       continue;
     }
     std::vector<int64_t> dims(proto.dims().begin(), proto.dims().end());
-    plan::DataType dtype = fromOnnx(proto.data_type());
+    plan::DataType dtype = dataTypeFromOnnx(proto.data_type());
     if (dims != value->second.shape) {
       problems.push_back(
           "initializer '" + proto.name() + "' is " +

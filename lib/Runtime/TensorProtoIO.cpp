@@ -13,8 +13,18 @@ namespace runtime {
 
 namespace {
 
-plan::DataType fromOnnx(int type) {
-  switch (type) {
+/// Copies a typed repeated field whose element type matches the tensor's.
+template <typename Field>
+void copyField(const Field &field, HostTensor &tensor) {
+  if (!field.empty())
+    std::memcpy(tensor.data.data(), field.data(),
+                field.size() * sizeof(field.Get(0)));
+}
+
+} // namespace
+
+plan::DataType dataTypeFromOnnx(int onnxType) {
+  switch (onnxType) {
   case onnx::TensorProto::FLOAT:
     return plan::F32;
   case onnx::TensorProto::DOUBLE:
@@ -34,16 +44,6 @@ plan::DataType fromOnnx(int type) {
   }
 }
 
-/// Copies a typed repeated field whose element type matches the tensor's.
-template <typename Field>
-void copyField(const Field &field, HostTensor &tensor) {
-  if (!field.empty())
-    std::memcpy(tensor.data.data(), field.data(),
-                field.size() * sizeof(field.Get(0)));
-}
-
-} // namespace
-
 Expected<HostTensor> parseTensorProto(const std::string &bytes,
                                       const std::string &source) {
   auto fail = [&](const auto &...parts) {
@@ -59,7 +59,7 @@ Expected<HostTensor> parseTensorProto(const std::string &bytes,
     return fail("segmented tensors are not supported");
 
   HostTensor tensor;
-  tensor.dtype = fromOnnx(proto.data_type());
+  tensor.dtype = dataTypeFromOnnx(proto.data_type());
   if (tensor.dtype == plan::DT_INVALID)
     return fail(
         "unsupported ONNX data type ",

@@ -17,6 +17,10 @@
 namespace oneflow {
 namespace runtime {
 
+/// The plan data type of an onnx.TensorProto data type, DT_INVALID for the
+/// types the runtime does not support.
+plan::DataType dataTypeFromOnnx(int onnxType);
+
 /// Parses the bytes of a serialized TensorProto; `source` names it in
 /// errors. The proto's own name is ignored (the caller names inputs).
 Expected<HostTensor> parseTensorProto(const std::string &bytes,
