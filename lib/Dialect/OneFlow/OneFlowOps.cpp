@@ -40,6 +40,23 @@ static auto emitterAt(std::optional<Location> location) {
   };
 }
 
+/// A shape rule of OneFlowShapes.h with its operands bound.
+using ShapeRule =
+    function_ref<LogicalResult(EmitErrorFn, SmallVectorImpl<int64_t> &)>;
+
+/// inferReturnTypes of an op with one result of `elementType`, shaped by
+/// `rule`, which reports its errors at `location`.
+static LogicalResult inferFromShapeRule(std::optional<Location> location,
+                                        Type elementType, ShapeRule rule,
+                                        SmallVectorImpl<Type> &inferred) {
+  SmallVector<int64_t> shape;
+  auto emitError = emitterAt(location);
+  if (failed(rule(emitError, shape)))
+    return failure();
+  inferred.push_back(RankedTensorType::get(shape, elementType));
+  return success();
+}
+
 LogicalResult mlir::oneflow::verifyAxis(Operation *op, int64_t axis,
                                         int64_t rank) {
   if (axis < 0 || axis >= rank)
@@ -358,35 +375,36 @@ LogicalResult mlir::oneflow::inferPool2DShape(
   return success();
 }
 
+/// inferReturnTypes of max_pool2d and avg_pool2d (whose `dilations` are
+/// {1, 1}).
+template <typename PoolAdaptor>
+static LogicalResult inferPool2DResult(std::optional<Location> location,
+                                       PoolAdaptor adaptor,
+                                       ArrayRef<int64_t> dilations,
+                                       SmallVectorImpl<Type> &inferred) {
+  auto x = tensorTypeOf(adaptor.getX());
+  return inferFromShapeRule(
+      location, x.getElementType(),
+      [&](EmitErrorFn emitError, SmallVectorImpl<int64_t> &shape) {
+        return inferPool2DShape(emitError, x, adaptor.getKernel(),
+                                adaptor.getStrides(), adaptor.getPads(),
+                                dilations, adaptor.getCeilMode(), shape);
+      },
+      inferred);
+}
+
 LogicalResult MaxPool2DOp::inferReturnTypes(MLIRContext *,
                                             std::optional<Location> location,
                                             Adaptor adaptor,
                                             SmallVectorImpl<Type> &inferred) {
-  auto x = tensorTypeOf(adaptor.getX());
-  SmallVector<int64_t> shape;
-  auto emitError = emitterAt(location);
-  if (failed(inferPool2DShape(emitError, x, adaptor.getKernel(),
-                              adaptor.getStrides(), adaptor.getPads(),
-                              adaptor.getDilations(), adaptor.getCeilMode(),
-                              shape)))
-    return failure();
-  inferred.push_back(RankedTensorType::get(shape, x.getElementType()));
-  return success();
+  return inferPool2DResult(location, adaptor, adaptor.getDilations(), inferred);
 }
 
 LogicalResult AvgPool2DOp::inferReturnTypes(MLIRContext *,
                                             std::optional<Location> location,
                                             Adaptor adaptor,
                                             SmallVectorImpl<Type> &inferred) {
-  auto x = tensorTypeOf(adaptor.getX());
-  SmallVector<int64_t> shape;
-  auto emitError = emitterAt(location);
-  if (failed(inferPool2DShape(emitError, x, adaptor.getKernel(),
-                              adaptor.getStrides(), adaptor.getPads(), {1, 1},
-                              adaptor.getCeilMode(), shape)))
-    return failure();
-  inferred.push_back(RankedTensorType::get(shape, x.getElementType()));
-  return success();
+  return inferPool2DResult(location, adaptor, {1, 1}, inferred);
 }
 
 static LogicalResult inferGlobalPool(std::optional<Location> location,
@@ -722,13 +740,13 @@ LogicalResult SliceOp::inferReturnTypes(MLIRContext *,
                                         Adaptor adaptor,
                                         SmallVectorImpl<Type> &inferred) {
   auto x = tensorTypeOf(adaptor.getX());
-  SmallVector<int64_t> shape;
-  auto emitError = emitterAt(location);
-  if (failed(inferSliceShape(emitError, x, adaptor.getStarts(),
-                             adaptor.getLimits(), adaptor.getSteps(), shape)))
-    return failure();
-  inferred.push_back(RankedTensorType::get(shape, x.getElementType()));
-  return success();
+  return inferFromShapeRule(
+      location, x.getElementType(),
+      [&](EmitErrorFn emitError, SmallVectorImpl<int64_t> &shape) {
+        return inferSliceShape(emitError, x, adaptor.getStarts(),
+                               adaptor.getLimits(), adaptor.getSteps(), shape);
+      },
+      inferred);
 }
 
 LogicalResult mlir::oneflow::inferGatherShape(EmitErrorFn emitError,
@@ -746,19 +764,33 @@ LogicalResult mlir::oneflow::inferGatherShape(EmitErrorFn emitError,
   return success();
 }
 
+/// The shape rule of gather or gather_elements (OneFlowShapes.h).
+using GatherShapeRule = LogicalResult (*)(EmitErrorFn, RankedTensorType data,
+                                          RankedTensorType indices,
+                                          int64_t axis,
+                                          SmallVectorImpl<int64_t> &shape);
+
+/// inferReturnTypes of gather and gather_elements: `rule` shapes the result
+/// from data, indices and axis; the elements are data's.
+template <typename GatherAdaptor>
+static LogicalResult
+inferGatherResult(std::optional<Location> location, GatherAdaptor adaptor,
+                  GatherShapeRule rule, SmallVectorImpl<Type> &inferred) {
+  auto data = tensorTypeOf(adaptor.getData());
+  return inferFromShapeRule(
+      location, data.getElementType(),
+      [&](EmitErrorFn emitError, SmallVectorImpl<int64_t> &shape) {
+        return rule(emitError, data, tensorTypeOf(adaptor.getIndices()),
+                    adaptor.getAxis(), shape);
+      },
+      inferred);
+}
+
 LogicalResult GatherOp::inferReturnTypes(MLIRContext *,
                                          std::optional<Location> location,
                                          Adaptor adaptor,
                                          SmallVectorImpl<Type> &inferred) {
-  auto data = tensorTypeOf(adaptor.getData());
-  SmallVector<int64_t> shape;
-  auto emitError = emitterAt(location);
-  if (failed(inferGatherShape(emitError, data,
-                              tensorTypeOf(adaptor.getIndices()),
-                              adaptor.getAxis(), shape)))
-    return failure();
-  inferred.push_back(RankedTensorType::get(shape, data.getElementType()));
-  return success();
+  return inferGatherResult(location, adaptor, inferGatherShape, inferred);
 }
 
 LogicalResult ExpandOp::verify() {
@@ -947,15 +979,8 @@ LogicalResult mlir::oneflow::inferGatherElementsShape(
 LogicalResult GatherElementsOp::inferReturnTypes(
     MLIRContext *, std::optional<Location> location, Adaptor adaptor,
     SmallVectorImpl<Type> &inferred) {
-  auto data = tensorTypeOf(adaptor.getData());
-  SmallVector<int64_t> shape;
-  auto emitError = emitterAt(location);
-  if (failed(inferGatherElementsShape(emitError, data,
-                                      tensorTypeOf(adaptor.getIndices()),
-                                      adaptor.getAxis(), shape)))
-    return failure();
-  inferred.push_back(RankedTensorType::get(shape, data.getElementType()));
-  return success();
+  return inferGatherResult(location, adaptor, inferGatherElementsShape,
+                           inferred);
 }
 
 LogicalResult CumSumOp::verify() {
