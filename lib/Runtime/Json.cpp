@@ -234,41 +234,47 @@ private:
     }
   }
 
-  Status parseArray(JsonValue &value, int depth) {
-    ++at; // '['
-    value.kind = JsonValue::Array;
+  /// Consumes `c` if it is next.
+  bool consumeChar(char c) {
+    if (at >= text.size() || text[at] != c)
+      return false;
+    ++at;
+    return true;
+  }
+
+  /// The comma-separated elements of an array or object, after its opening
+  /// bracket, up to and including `close`; `parseElement` parses one.
+  template <typename ParseElement>
+  Status parseElements(char close, ParseElement parseElement) {
     skipSpace();
-    if (at < text.size() && text[at] == ']') {
-      ++at;
+    if (consumeChar(close))
       return Status::success();
-    }
     while (true) {
-      value.items.emplace_back();
-      Status status = parseValue(value.items.back(), depth + 1);
+      Status status = parseElement();
       if (!status.ok())
         return status;
       skipSpace();
-      if (at < text.size() && text[at] == ',') {
-        ++at;
+      if (consumeChar(','))
         continue;
-      }
-      if (at < text.size() && text[at] == ']') {
-        ++at;
+      if (consumeChar(close))
         return Status::success();
-      }
-      return error("expected ',' or ']'");
+      return error(std::string("expected ',' or '") + close + "'");
     }
+  }
+
+  Status parseArray(JsonValue &value, int depth) {
+    ++at; // '['
+    value.kind = JsonValue::Array;
+    return parseElements(']', [&] {
+      value.items.emplace_back();
+      return parseValue(value.items.back(), depth + 1);
+    });
   }
 
   Status parseObject(JsonValue &value, int depth) {
     ++at; // '{'
     value.kind = JsonValue::Object;
-    skipSpace();
-    if (at < text.size() && text[at] == '}') {
-      ++at;
-      return Status::success();
-    }
-    while (true) {
+    return parseElements('}', [&] {
       skipSpace();
       if (at >= text.size() || text[at] != '"')
         return error("expected a member name");
@@ -277,24 +283,11 @@ private:
       if (!status.ok())
         return status;
       skipSpace();
-      if (at >= text.size() || text[at] != ':')
+      if (!consumeChar(':'))
         return error("expected ':'");
-      ++at;
       value.members.emplace_back(std::move(key), JsonValue());
-      status = parseValue(value.members.back().second, depth + 1);
-      if (!status.ok())
-        return status;
-      skipSpace();
-      if (at < text.size() && text[at] == ',') {
-        ++at;
-        continue;
-      }
-      if (at < text.size() && text[at] == '}') {
-        ++at;
-        return Status::success();
-      }
-      return error("expected ',' or '}'");
-    }
+      return parseValue(value.members.back().second, depth + 1);
+    });
   }
 
   const std::string &text;
