@@ -301,12 +301,7 @@ Status checkCheckpoint(const std::string &path,
     if (!known.count(entry.name))
       problems.push_back("checkpoint '" + path + "' holds " + entry.describe() +
                          ", which is not a variable of the plan");
-  if (problems.empty())
-    return Status::success();
-  std::string text;
-  for (const std::string &problem : problems)
-    text += (text.empty() ? "" : "\n") + problem;
-  return Status::error(text);
+  return joinProblems(problems);
 }
 
 Expected<std::map<std::string, HostTensor>>

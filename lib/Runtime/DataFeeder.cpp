@@ -27,14 +27,6 @@ struct SplitMix64 {
 
 namespace {
 
-std::string inputList(const plan::Plan &plan) {
-  std::string list;
-  for (const plan::IOSpec &spec : plan.inputs())
-    list += (list.empty() ? "'" : ", '") + spec.name() + "' " +
-            describeTensor(spec.desc());
-  return list.empty() ? "none" : list;
-}
-
 std::vector<int64_t> withoutAxis0(const std::vector<int64_t> &shape) {
   return std::vector<int64_t>(shape.begin() + (shape.empty() ? 0 : 1),
                               shape.end());
@@ -62,7 +54,7 @@ Status checkTrainingData(const plan::Plan &plan,
     auto spec = specs.find(name);
     if (spec == specs.end()) {
       problems.push_back(where + ": the plan has no input '" + name +
-                         "' (its inputs: " + inputList(plan) + ")");
+                         "' (its inputs: " + describePlanInputs(plan) + ")");
       continue;
     }
     const plan::TensorDesc &desc = spec->second->desc();
@@ -108,12 +100,7 @@ Status checkTrainingData(const plan::Plan &plan,
           " has " + std::to_string(first->tensor.shape[0]) + ", " + file.path +
           " has " + std::to_string(tensor.shape[0]));
   }
-  if (problems.empty())
-    return Status::success();
-  std::string text;
-  for (const std::string &problem : problems)
-    text += (text.empty() ? "" : "\n") + problem;
-  return Status::error(text);
+  return joinProblems(problems);
 }
 
 std::vector<int64_t> shufflePermutation(uint64_t seed, int64_t epoch,

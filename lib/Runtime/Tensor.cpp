@@ -90,6 +90,14 @@ std::string describeTensor(const plan::TensorDesc &desc) {
   return describeTensor(desc.dtype(), shapeOf(desc));
 }
 
+std::string describePlanInputs(const plan::Plan &plan) {
+  std::string list;
+  for (const plan::IOSpec &spec : plan.inputs())
+    list += (list.empty() ? "'" : ", '") + spec.name() + "' " +
+            describeTensor(spec.desc());
+  return list.empty() ? "none" : list;
+}
+
 HostTensor::HostTensor(plan::DataType dtype, std::vector<int64_t> shape)
     : dtype(dtype), shape(std::move(shape)) {
   int64_t bytes = tensorBytes(dtype, this->shape);

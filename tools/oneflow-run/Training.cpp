@@ -32,23 +32,6 @@ bool endsWith(const std::string &text, const std::string &suffix) {
          text.compare(text.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
 
-std::string inputList(const plan::Plan &plan) {
-  std::string list;
-  for (const plan::IOSpec &spec : plan.inputs())
-    list += (list.empty() ? "'" : ", '") + spec.name() + "' " +
-            describeTensor(spec.desc());
-  return list.empty() ? "none" : list;
-}
-
-Status joinProblems(const std::vector<std::string> &problems) {
-  if (problems.empty())
-    return Status::success();
-  std::string text;
-  for (const std::string &problem : problems)
-    text += (text.empty() ? "" : "\n") + problem;
-  return Status::error(text);
-}
-
 Status agree(Executor &executor, const Status &status) {
   World *world = executor.world();
   return world ? world->agree(status) : status;
@@ -130,8 +113,8 @@ Expected<Feeds> readFeeds(const Options &options, const plan::Plan &plan) {
   for (const auto &[name, file] : options.inputs) {
     auto spec = specs.find(name);
     if (spec == specs.end()) {
-      problems.push_back("unknown input '" + name +
-                         "' (the plan's inputs: " + inputList(plan) + ")");
+      problems.push_back("unknown input '" + name + "' (the plan's inputs: " +
+                         describePlanInputs(plan) + ")");
       continue;
     }
     if (inputs.count(name)) {

@@ -14,6 +14,7 @@
 #include <sstream>
 #include <string>
 #include <utility>
+#include <vector>
 
 namespace oneflow {
 namespace runtime {
@@ -44,6 +45,16 @@ template <typename... Parts> Status makeError(const Parts &...parts) {
   std::ostringstream os;
   (os << ... << parts);
   return Status::error(os.str());
+}
+
+/// Success without `problems`, else an error listing them one a line.
+inline Status joinProblems(const std::vector<std::string> &problems) {
+  if (problems.empty())
+    return Status::success();
+  std::string text;
+  for (const std::string &problem : problems)
+    text += (text.empty() ? "" : "\n") + problem;
+  return Status::error(text);
 }
 
 /// A value or the error that prevented computing it.

@@ -38,6 +38,9 @@ std::string describeTensor(plan::DataType dtype,
                            const std::vector<int64_t> &shape);
 std::string describeTensor(const plan::TensorDesc &desc);
 
+/// The inputs of `plan` as "'x' f32[8,64], 'y' i64[8]"; "none" without any.
+std::string describePlanInputs(const plan::Plan &plan);
+
 /// A dense, row-major tensor in host memory.
 struct HostTensor {
   plan::DataType dtype = plan::DT_INVALID;
