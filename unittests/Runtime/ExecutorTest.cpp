@@ -1,13 +1,11 @@
 //===- ExecutorTest.cpp - The actor engine on real plans and kernels ------===//
 
-#include "TestSupport.h"
+#include "RunHelpers.h"
 
 #include "gtest/gtest.h"
 
-#include <chrono>
 #include <cstring>
 #include <dirent.h>
-#include <future>
 #include <random>
 
 using namespace oneflow;
@@ -15,34 +13,6 @@ using namespace oneflow::runtime;
 using namespace oneflow::runtime::test;
 
 namespace {
-
-/// Runs on another thread so that a hang fails the test instead of
-/// blocking ctest until its own timeout.
-Status runGuarded(Executor &executor, const RunOptions &options,
-                  const InputFeed &feed, const OutputSink &sink) {
-  auto done = std::async(std::launch::async,
-                         [&] { return executor.run(options, feed, sink); });
-  if (done.wait_for(std::chrono::seconds(60)) != std::future_status::ready) {
-    std::fprintf(stderr, "FATAL: the run did not finish in 60 s (hang)\n");
-    std::abort();
-  }
-  return done.get();
-}
-
-std::unique_ptr<Executor> mustLoad(const PlanDir &dir, const plan::Plan &plan) {
-  dir.writePlan(plan);
-  Expected<std::unique_ptr<Executor>> executor = Executor::load(dir.path());
-  if (!executor.ok()) {
-    ADD_FAILURE() << executor.error().message();
-    return nullptr;
-  }
-  return executor.take();
-}
-
-std::string floats(std::vector<float> values) {
-  return std::string(reinterpret_cast<const char *>(values.data()),
-                     values.size() * sizeof(float));
-}
 
 /// Step s feeds {s, s+1, s+2, s+3}.
 std::vector<std::map<std::string, HostTensor>> rampInputs(int steps) {
@@ -71,8 +41,8 @@ TEST(Executor, ChainComputesEveryStep) {
   b.kernel("scale", "test_scale", {a, scale}, {y});
   b.output("y", y);
   PlanDir dir;
-  dir.write("weights.bin", floats({0, 3}));
-  auto executor = mustLoad(dir, b.plan);
+  dir.write("weights.bin", floatBytes({0, 3}));
+  auto executor = loadOrFail(dir, b.plan);
   ASSERT_TRUE(executor);
 
   const int steps = 8;
@@ -84,8 +54,8 @@ TEST(Executor, ChainComputesEveryStep) {
     reported.push_back(step);
     EXPECT_GE(seconds, 0);
   };
-  Status status = runGuarded(*executor, options, feedTensors(rampInputs(steps)),
-                             outputs.sink());
+  Status status = runWithTimeout(
+      *executor, options, feedTensors(rampInputs(steps)), outputs.sink());
   ASSERT_TRUE(status.ok()) << status.message();
   for (int s = 0; s < steps; ++s)
     EXPECT_EQ(values(outputs.output("y", s)),
@@ -118,16 +88,16 @@ TEST_P(Diamond, JoinsAcrossStreams) {
   b.kernel("add", "test_add_f32", {a, c}, {y}, "compute");
   b.output("y", y);
   PlanDir dir;
-  dir.write("weights.bin", floats({2}));
-  auto executor = mustLoad(dir, b.plan);
+  dir.write("weights.bin", floatBytes({2}));
+  auto executor = loadOrFail(dir, b.plan);
   ASSERT_TRUE(executor);
 
   const int steps = 25;
   OutputCollector outputs(b.plan, steps, true);
   RunOptions options;
   options.steps = steps;
-  Status status = runGuarded(*executor, options, feedTensors(rampInputs(steps)),
-                             outputs.sink());
+  Status status = runWithTimeout(
+      *executor, options, feedTensors(rampInputs(steps)), outputs.sink());
   ASSERT_TRUE(status.ok()) << status.message();
   for (int s = 0; s < steps; ++s)
     EXPECT_EQ(values(outputs.output("y", s)),
@@ -189,15 +159,15 @@ TEST_P(RandomGraph, MatchesReference) {
       b.output(outputNames.back(), regsts[r], streams[pick(3)]);
     }
   PlanDir dir;
-  auto executor = mustLoad(dir, b.plan);
+  auto executor = loadOrFail(dir, b.plan);
   ASSERT_TRUE(executor);
 
   const int steps = 6;
   OutputCollector outputs(b.plan, steps, true);
   RunOptions options;
   options.steps = steps;
-  Status status = runGuarded(*executor, options, feedTensors(rampInputs(steps)),
-                             outputs.sink());
+  Status status = runWithTimeout(
+      *executor, options, feedTensors(rampInputs(steps)), outputs.sink());
   ASSERT_TRUE(status.ok()) << status.message();
   for (const std::string &name : outputNames) {
     float c = coefficient[std::stoi(name.substr(3))];
@@ -230,7 +200,7 @@ TEST_P(BackPressure, ProducerStaysWithinSlots) {
   PlanDir dir;
   int32_t ids[] = {1, 2};
   dir.write("weights.bin", std::string(reinterpret_cast<char *>(ids), 8));
-  auto executor = mustLoad(dir, b.plan);
+  auto executor = loadOrFail(dir, b.plan);
   ASSERT_TRUE(executor);
 
   resetKernelLog();
@@ -238,8 +208,8 @@ TEST_P(BackPressure, ProducerStaysWithinSlots) {
   RunOptions options;
   options.steps = steps;
   OutputCollector outputs(b.plan, steps, false);
-  Status status = runGuarded(*executor, options, feedTensors(rampInputs(steps)),
-                             outputs.sink());
+  Status status = runWithTimeout(
+      *executor, options, feedTensors(rampInputs(steps)), outputs.sink());
   ASSERT_TRUE(status.ok()) << status.message();
 
   std::vector<int32_t> log = kernelLog();
@@ -271,15 +241,15 @@ TEST(Executor, PersistentRegstsAreReadEveryStep) {
   b.output("c", c);
   b.output("w", w); // A persistent regst read by an OUTPUT task.
   PlanDir dir;
-  dir.write("weights.bin", floats({-1, -1, -1, -1, 5, 6, 7, 8}));
-  auto executor = mustLoad(dir, b.plan);
+  dir.write("weights.bin", floatBytes({-1, -1, -1, -1, 5, 6, 7, 8}));
+  auto executor = loadOrFail(dir, b.plan);
   ASSERT_TRUE(executor);
   const int steps = 5;
   OutputCollector outputs(b.plan, steps, true);
   RunOptions options;
   options.steps = steps;
-  Status status = runGuarded(*executor, options, feedTensors(rampInputs(steps)),
-                             outputs.sink());
+  Status status = runWithTimeout(
+      *executor, options, feedTensors(rampInputs(steps)), outputs.sink());
   ASSERT_TRUE(status.ok()) << status.message();
   for (int s = 0; s < steps; ++s) {
     EXPECT_EQ(values(outputs.output("a", s)),
@@ -305,7 +275,7 @@ TEST(Executor, AnErrorStopsEveryThread) {
   b.kernel("copy", "test_copy_f32", {a}, {y}, "compute");
   b.output("y", y, "compute");
   PlanDir dir;
-  auto executor = mustLoad(dir, b.plan);
+  auto executor = loadOrFail(dir, b.plan);
   ASSERT_TRUE(executor);
 
   const int steps = 10;
@@ -316,11 +286,12 @@ TEST(Executor, AnErrorStopsEveryThread) {
   OutputCollector outputs(b.plan, steps, true);
   // A first run lets helper threads the process starts lazily (e.g. a
   // sanitizer's) appear before counting ours.
-  Status status = runGuarded(*executor, options, feedTensors(rampInputs(steps)),
-                             outputs.sink());
+  Status status = runWithTimeout(
+      *executor, options, feedTensors(rampInputs(steps)), outputs.sink());
   ASSERT_TRUE(status.ok()) << status.message();
   int threadsBefore = countThreads();
-  status = runGuarded(*executor, options, feedTensors(inputs), outputs.sink());
+  status =
+      runWithTimeout(*executor, options, feedTensors(inputs), outputs.sink());
   ASSERT_FALSE(status.ok());
   EXPECT_NE(status.message().find("task 'input x'"), std::string::npos)
       << status.message();
@@ -339,15 +310,15 @@ TEST(Executor, AnErrorStopsEveryThread) {
     ++calls;
     return step == 2 ? Status::error("disk full") : Status::success();
   };
-  status =
-      runGuarded(*executor, options, feedTensors(rampInputs(steps)), failing);
+  status = runWithTimeout(*executor, options, feedTensors(rampInputs(steps)),
+                          failing);
   ASSERT_FALSE(status.ok());
   EXPECT_NE(status.message().find("disk full"), std::string::npos);
   EXPECT_EQ(calls, 3);
 
   // The state is reset for the next run.
-  status = runGuarded(*executor, options, feedTensors(rampInputs(steps)),
-                      outputs.sink());
+  status = runWithTimeout(*executor, options, feedTensors(rampInputs(steps)),
+                          outputs.sink());
   ASSERT_TRUE(status.ok()) << status.message();
   EXPECT_EQ(values(outputs.output("y", 9)),
             (std::vector<float>{9, 10, 11, 12}));
@@ -361,10 +332,10 @@ TEST(Executor, MissingInputValueIsAnError) {
   b.kernel("copy", "test_copy_f32", {x}, {y});
   b.output("y", y);
   PlanDir dir;
-  auto executor = mustLoad(dir, b.plan);
+  auto executor = loadOrFail(dir, b.plan);
   ASSERT_TRUE(executor);
   Status status =
-      runGuarded(*executor, RunOptions(), feedTensors({{}}), OutputSink());
+      runWithTimeout(*executor, RunOptions(), feedTensors({{}}), OutputSink());
   ASSERT_FALSE(status.ok());
   EXPECT_NE(status.message().find("no value for input 'x'"), std::string::npos)
       << status.message();
@@ -377,13 +348,13 @@ TEST(Executor, TraceHasOneEventPerFiring) {
   b.kernel("copy", "test_copy_f32", {x}, {y}, "comm");
   b.output("y", y);
   PlanDir dir;
-  auto executor = mustLoad(dir, b.plan);
+  auto executor = loadOrFail(dir, b.plan);
   ASSERT_TRUE(executor);
   RunOptions options;
   options.steps = 3;
   options.trace = true;
-  Status status =
-      runGuarded(*executor, options, feedTensors(rampInputs(3)), OutputSink());
+  Status status = runWithTimeout(*executor, options, feedTensors(rampInputs(3)),
+                                 OutputSink());
   ASSERT_TRUE(status.ok()) << status.message();
   const std::vector<TraceEvent> &trace = executor->trace();
   ASSERT_EQ(trace.size(), 9u);
@@ -467,13 +438,13 @@ TEST(Executor, IdentityGraphNeedsNoKernelLibrary) {
   b.output("y", x);
   b.plan.clear_kernel_library();
   PlanDir dir;
-  auto executor = mustLoad(dir, b.plan);
+  auto executor = loadOrFail(dir, b.plan);
   ASSERT_TRUE(executor);
   OutputCollector outputs(b.plan, 2, true);
   RunOptions options;
   options.steps = 2;
-  Status status = runGuarded(*executor, options, feedTensors(rampInputs(2)),
-                             outputs.sink());
+  Status status = runWithTimeout(*executor, options, feedTensors(rampInputs(2)),
+                                 outputs.sink());
   ASSERT_TRUE(status.ok()) << status.message();
   EXPECT_EQ(values(outputs.output("y", 1)), (std::vector<float>{1, 2, 3, 4}));
 }

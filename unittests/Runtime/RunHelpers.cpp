@@ -9,9 +9,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
-#include <filesystem>
 #include <future>
-#include <stdexcept>
 
 namespace oneflow {
 namespace runtime {
@@ -48,20 +46,6 @@ std::string planProblems(const plan::Plan &plan) {
 std::string floatBytes(std::vector<float> values) {
   return std::string(reinterpret_cast<const char *>(values.data()),
                      values.size() * sizeof(float));
-}
-
-TempDir::TempDir() {
-  const char *tmp = std::getenv("TMPDIR");
-  std::string pattern =
-      std::string(tmp && *tmp ? tmp : "/tmp") + "/oneflow-runtime-test-XXXXXX";
-  if (!::mkdtemp(pattern.data()))
-    throw std::runtime_error("mkdtemp failed");
-  dir = pattern;
-}
-
-TempDir::~TempDir() {
-  std::error_code ec;
-  std::filesystem::remove_all(dir, ec);
 }
 
 } // namespace test

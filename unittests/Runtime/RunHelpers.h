@@ -30,20 +30,6 @@ std::string planProblems(const plan::Plan &plan);
 /// The bytes of `values` (e.g. for weights.bin).
 std::string floatBytes(std::vector<float> values);
 
-/// A fresh temporary directory, removed with its contents at destruction.
-class TempDir {
-public:
-  TempDir();
-  ~TempDir();
-  TempDir(const TempDir &) = delete;
-  TempDir &operator=(const TempDir &) = delete;
-  const std::string &path() const { return dir; }
-  std::string file(const std::string &name) const { return dir + "/" + name; }
-
-private:
-  std::string dir;
-};
-
 } // namespace test
 } // namespace runtime
 } // namespace oneflow

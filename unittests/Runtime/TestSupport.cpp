@@ -173,19 +173,22 @@ plan::Task &PlanBuilder::taskById(int64_t id) {
   throw std::out_of_range("no task " + std::to_string(id));
 }
 
-PlanDir::PlanDir() {
+TempDir::TempDir() {
   const char *tmp = std::getenv("TMPDIR");
   std::string pattern =
       std::string(tmp && *tmp ? tmp : "/tmp") + "/oneflow-runtime-test-XXXXXX";
   if (!::mkdtemp(pattern.data()))
     throw std::runtime_error("mkdtemp failed");
   dir = pattern;
-  std::filesystem::create_symlink(testKernelsPath(), file("kernels.so"));
 }
 
-PlanDir::~PlanDir() {
+TempDir::~TempDir() {
   std::error_code ec;
   std::filesystem::remove_all(dir, ec);
+}
+
+PlanDir::PlanDir() {
+  std::filesystem::create_symlink(testKernelsPath(), file("kernels.so"));
 }
 
 void PlanDir::write(const std::string &name, const std::string &bytes) const {

@@ -71,22 +71,28 @@ public:
   plan::Plan plan;
 };
 
-/// A temporary directory holding kernels.so (a link to the test kernels),
-/// removed with everything in it at destruction.
-class PlanDir {
+/// A fresh temporary directory, removed with its contents at destruction.
+class TempDir {
 public:
-  PlanDir();
-  ~PlanDir();
-  PlanDir(const PlanDir &) = delete;
-  PlanDir &operator=(const PlanDir &) = delete;
+  TempDir();
+  ~TempDir();
+  TempDir(const TempDir &) = delete;
+  TempDir &operator=(const TempDir &) = delete;
 
   const std::string &path() const { return dir; }
   std::string file(const std::string &name) const { return dir + "/" + name; }
-  void write(const std::string &name, const std::string &bytes) const;
-  void writePlan(const plan::Plan &plan) const;
 
 private:
   std::string dir;
+};
+
+/// A temporary directory holding kernels.so (a link to the test kernels).
+class PlanDir : public TempDir {
+public:
+  PlanDir();
+
+  void write(const std::string &name, const std::string &bytes) const;
+  void writePlan(const plan::Plan &plan) const;
 };
 
 /// An f32 vector tensor.
