@@ -168,32 +168,26 @@ Value lowering::buildUnary(
                           });
 }
 
+/// `ArithOp` (a float binary op) elementwise, broadcasting like numpy.
+template <typename ArithOp>
+static Value floatBinary(OpBuilder &b, Location loc, Value lhs, Value rhs) {
+  return buildBinary(b, loc, lhs, rhs,
+                     [](OpBuilder &nb, Location nl, Value x, Value y) {
+                       return ArithOp::create(nb, nl, x, y).getResult();
+                     });
+}
+
 Value lowering::addF(OpBuilder &b, Location loc, Value lhs, Value rhs) {
-  return buildBinary(b, loc, lhs, rhs,
-                     [](OpBuilder &nb, Location nl, Value x, Value y) {
-                       return arith::AddFOp::create(nb, nl, x, y).getResult();
-                     });
+  return floatBinary<arith::AddFOp>(b, loc, lhs, rhs);
 }
-
 Value lowering::subF(OpBuilder &b, Location loc, Value lhs, Value rhs) {
-  return buildBinary(b, loc, lhs, rhs,
-                     [](OpBuilder &nb, Location nl, Value x, Value y) {
-                       return arith::SubFOp::create(nb, nl, x, y).getResult();
-                     });
+  return floatBinary<arith::SubFOp>(b, loc, lhs, rhs);
 }
-
 Value lowering::mulF(OpBuilder &b, Location loc, Value lhs, Value rhs) {
-  return buildBinary(b, loc, lhs, rhs,
-                     [](OpBuilder &nb, Location nl, Value x, Value y) {
-                       return arith::MulFOp::create(nb, nl, x, y).getResult();
-                     });
+  return floatBinary<arith::MulFOp>(b, loc, lhs, rhs);
 }
-
 Value lowering::divF(OpBuilder &b, Location loc, Value lhs, Value rhs) {
-  return buildBinary(b, loc, lhs, rhs,
-                     [](OpBuilder &nb, Location nl, Value x, Value y) {
-                       return arith::DivFOp::create(nb, nl, x, y).getResult();
-                     });
+  return floatBinary<arith::DivFOp>(b, loc, lhs, rhs);
 }
 
 Value lowering::scaleF(OpBuilder &b, Location loc, Value x, double factor) {
