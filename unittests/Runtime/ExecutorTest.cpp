@@ -198,8 +198,7 @@ TEST_P(BackPressure, ProducerStaysWithinSlots) {
   b.kernel("consumer", "test_slow_record", {consumerId, piece}, {y}, "comm");
   b.output("y", y, "comm");
   PlanDir dir;
-  int32_t ids[] = {1, 2};
-  dir.write("weights.bin", std::string(reinterpret_cast<char *>(ids), 8));
+  dir.write("weights.bin", int32Bytes({1, 2}));
   auto executor = loadOrFail(dir, b.plan);
   ASSERT_TRUE(executor);
 

@@ -48,6 +48,11 @@ std::string floatBytes(std::vector<float> values) {
                      values.size() * sizeof(float));
 }
 
+std::string int32Bytes(std::vector<int32_t> values) {
+  return std::string(reinterpret_cast<const char *>(values.data()),
+                     values.size() * sizeof(int32_t));
+}
+
 } // namespace test
 } // namespace runtime
 } // namespace oneflow

@@ -29,6 +29,8 @@ std::string planProblems(const plan::Plan &plan);
 
 /// The bytes of `values` (e.g. for weights.bin).
 std::string floatBytes(std::vector<float> values);
+/// The bytes of `values` (e.g. the ids test_record logs, for weights.bin).
+std::string int32Bytes(std::vector<int32_t> values);
 
 } // namespace test
 } // namespace runtime

@@ -139,8 +139,7 @@ TEST(Training, WaitForOrdersTasksAcrossStreams) {
   b.output("a", a);
   b.output("c", c);
   PlanDir dir;
-  int32_t ids[] = {1, 2};
-  dir.write("weights.bin", std::string(reinterpret_cast<char *>(ids), 8));
+  dir.write("weights.bin", int32Bytes({1, 2}));
   auto executor = loadOrFail(dir, b.plan);
   ASSERT_TRUE(executor);
   EXPECT_FALSE(executor->stepByStep());
@@ -174,8 +173,7 @@ TEST(Training, StepByStepKeepsStepsApart) {
   b.assign("assign", c, w);
   b.output("a", a);
   PlanDir dir;
-  int32_t ids[] = {1, 2};
-  dir.write("weights.bin", std::string(reinterpret_cast<char *>(ids), 8));
+  dir.write("weights.bin", int32Bytes({1, 2}));
   auto executor = loadOrFail(dir, b.plan);
   ASSERT_TRUE(executor);
   resetKernelLog();
