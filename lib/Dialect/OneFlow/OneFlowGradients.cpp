@@ -677,7 +677,9 @@ LogicalResult gradientOf(TransposeOp op, GradBuilder &g, ArrayRef<Value> dys,
 LogicalResult gradientOf(ConcatOp op, GradBuilder &g, ArrayRef<Value> dys,
                          Grads &dxs) {
   RankedType y = typeOf(op.getResult());
-  int64_t axis = op.getAxis() < 0 ? op.getAxis() + y.getRank() : op.getAxis();
+  int64_t axis = static_cast<int64_t>(op.getAxis());
+  if (axis < 0)
+    axis += y.getRank();
   int64_t offset = 0;
   for (Value input : op.getInputs()) {
     RankedType type = typeOf(input);
@@ -698,7 +700,9 @@ LogicalResult gradientOf(SplitOp op, GradBuilder &g, ArrayRef<Value> dys,
   for (auto [result, dy] : llvm::zip(op.getOutputs(), dys))
     pieces.push_back(dy ? dy : g.zeros(typeOf(result)));
   RankedType x = typeOf(op.getX());
-  int64_t axis = op.getAxis() < 0 ? op.getAxis() + x.getRank() : op.getAxis();
+  int64_t axis = static_cast<int64_t>(op.getAxis());
+  if (axis < 0)
+    axis += x.getRank();
   dxs.push_back(ConcatOp::create(g.builder(), g.location(), x, pieces,
                                  g.builder().getI64IntegerAttr(axis)));
   return success();
