@@ -137,6 +137,9 @@ LogicalResult mlir::oneflow::emitPlan(ModuleOp module,
 
   for (RankGraph &rankGraph : *graphs) {
     func::FuncOp graph = rankGraph.graph;
+    // Only oneflow compute ops become kernels: variables, constants and
+    // assigns are registers and copies, and sbp ops (collective, send, recv)
+    // are COLLECTIVE tasks of their own, which OutlineKernels leaves alone.
     bool outlined = llvm::none_of(graph.getOps(), [](Operation &op) {
       return isa<OneFlowDialect>(op.getDialect()) &&
              !isa<ConstantOp, VariableOp, AssignOp>(op);

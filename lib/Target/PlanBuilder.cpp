@@ -180,6 +180,36 @@ FailureOr<BuiltPlan> mlir::oneflow::buildPlan(ArrayRef<RankGraph> graphs,
     task->set_stream(stream.str());
     return task;
   };
+  // Point-to-point transfers: a SEND or RECV task on the "comm" stream,
+  // named after its peer; its group is [sender, receiver] on both sides.
+  auto checkPeer = [&](Operation *op, int64_t peer) -> LogicalResult {
+    if (peer >= numRanks)
+      return op->emitOpError()
+             << "names rank " << peer << " as its peer, but the plan has "
+             << numRanks << " rank" << (numRanks == 1 ? "" : "s");
+    if (peer == rank)
+      return op->emitOpError()
+             << "names its own rank " << rank << " as its peer";
+    return success();
+  };
+  auto newPointToPoint = [&](Operation *op, pb::Collective::Kind kind,
+                             int64_t peer, int64_t tag) {
+    bool isSend = kind == pb::Collective::SEND;
+    std::string where = nameOf(op->getLoc());
+    pb::Task *task =
+        newTask(pb::COLLECTIVE,
+                (isSend ? "send to rank " : "recv from rank ") +
+                    std::to_string(peer) + " (tag " + std::to_string(tag) +
+                    (where.empty() ? "" : ", " + where) + ")",
+                "comm");
+    pb::Collective *spec = task->mutable_collective();
+    spec->set_kind(kind);
+    spec->add_group(isSend ? rank : peer);
+    spec->add_group(isSend ? peer : rank);
+    spec->set_peer(peer);
+    spec->set_tag(tag);
+    return task;
+  };
   // One rank's program: its inputs, kernels, collectives and (on rank 0)
   // the graph outputs.
   auto addGraph = [&](func::FuncOp graph) -> LogicalResult {
@@ -289,6 +319,26 @@ FailureOr<BuiltPlan> mlir::oneflow::buildPlan(ArrayRef<RankGraph> graphs,
                   return failure();
                 FailureOr<pb::Regst *> regst =
                     newRegst(collective.getOutput(), task->name());
+                if (failed(regst))
+                  return failure();
+                task->add_out_regsts((*regst)->id());
+                return success();
+              })
+              .Case([&](sbp::SendOp send) -> LogicalResult {
+                if (failed(checkPeer(send, send.getPeer())))
+                  return failure();
+                pb::Task *task = newPointToPoint(send, pb::Collective::SEND,
+                                                 send.getPeer(), send.getTag());
+                task->add_in_regsts(regstOf.at(send.getInput()));
+                return noteReads(send, *task);
+              })
+              .Case([&](sbp::RecvOp recv) -> LogicalResult {
+                if (failed(checkPeer(recv, recv.getPeer())))
+                  return failure();
+                pb::Task *task = newPointToPoint(recv, pb::Collective::RECV,
+                                                 recv.getPeer(), recv.getTag());
+                FailureOr<pb::Regst *> regst =
+                    newRegst(recv.getOutput(), task->name());
                 if (failed(regst))
                   return failure();
                 task->add_out_regsts((*regst)->id());

@@ -162,3 +162,26 @@ LogicalResult CollectiveOp::verify() {
                          << " ranks";
   return success();
 }
+
+//===----------------------------------------------------------------------===//
+// SendOp / RecvOp
+//===----------------------------------------------------------------------===//
+
+/// A point-to-point transfer names a global rank and a tag, both >= 0.
+static LogicalResult verifyPointToPoint(Operation *op, int64_t peer,
+                                        int64_t tag) {
+  if (peer < 0)
+    return op->emitOpError()
+           << "peer must be a global rank (>= 0), got " << peer;
+  if (tag < 0)
+    return op->emitOpError() << "tag must be non-negative, got " << tag;
+  return success();
+}
+
+LogicalResult SendOp::verify() {
+  return verifyPointToPoint(*this, getPeer(), getTag());
+}
+
+LogicalResult RecvOp::verify() {
+  return verifyPointToPoint(*this, getPeer(), getTag());
+}

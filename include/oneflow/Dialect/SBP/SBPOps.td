@@ -91,4 +91,49 @@ def SBP_CollectiveOp : SBP_Op<"collective"> {
   let hasVerifier = 1;
 }
 
+def SBP_SendOp : SBP_Op<"send", [MemoryEffects<[MemWrite]>]> {
+  let summary = "send a local tensor to another rank";
+  let description = [{
+    One half of a point-to-point transfer: this rank sends `input` to the
+    global rank `peer`, whose program holds the matching `sbp.recv` from this
+    rank with the same `tag` and the same tensor type. Tags are unique in the
+    program of the whole job (they also must not collide with the tags of
+    `sbp.collective` ops). The send never blocks: it completes once the peer
+    has received it. It has no results and writes memory (the peer's), so it
+    is never removed.
+
+    ```mlir
+    sbp.send %y to 1 {tag = 7} : tensor<4x8xf32>
+    ```
+  }];
+  let arguments = (ins AnyStaticShapeTensor:$input, I64Attr:$peer,
+                       I64Attr:$tag);
+  let assemblyFormat = [{
+    $input `to` $peer attr-dict `:` type($input)
+  }];
+  let hasVerifier = 1;
+}
+
+def SBP_RecvOp : SBP_Op<"recv", [MemoryEffects<[MemRead, MemWrite]>]> {
+  let summary = "receive a tensor sent by another rank";
+  let description = [{
+    The other half of a point-to-point transfer: the result is the tensor
+    that global rank `peer` sends with the matching `sbp.send` of the same
+    `tag` (and type). The receive waits for the send. It reads memory (the
+    peer's) and is not `Pure`: two receives are never merged, hoisted or
+    reordered. It also declares a write, so a receive whose result is unused
+    is still not removed: its peer's send must be matched.
+
+    ```mlir
+    %y = sbp.recv from 0 {tag = 7} : tensor<4x8xf32>
+    ```
+  }];
+  let arguments = (ins I64Attr:$peer, I64Attr:$tag);
+  let results = (outs AnyStaticShapeTensor:$output);
+  let assemblyFormat = [{
+    `from` $peer attr-dict `:` type($output)
+  }];
+  let hasVerifier = 1;
+}
+
 #endif // ONEFLOW_DIALECT_SBP_SBPOPS_TD
