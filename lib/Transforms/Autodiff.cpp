@@ -11,6 +11,7 @@
 
 #include "oneflow/Dialect/OneFlow/OneFlowDialect.h"
 #include "oneflow/Transforms/Passes.h"
+#include "oneflow/Transforms/Provenance.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/IRMapping.h"
@@ -18,6 +19,7 @@
 #include "mlir/Interfaces/InferTypeOpInterface.h"
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/MapVector.h"
+#include "llvm/ADT/ScopeExit.h"
 #include "llvm/ADT/SetVector.h"
 #include "llvm/ADT/StringSet.h"
 
@@ -69,6 +71,37 @@ LogicalResult retypeForMicrobatch(Operation *op, int64_t count) {
   if (failed(verify(op)))
     return op->emitOpError() << "cannot run on micro-batches";
   return success();
+}
+
+/// Marks `op` with where it comes from (see kPhaseAttrName): the pipeline
+/// passes place and order ops by these.
+void tagProvenance(Operation *op, StringRef phase, int64_t opIndex,
+                   int64_t microbatch) {
+  setProvenance(op, {phase, opIndex, microbatch});
+}
+
+/// Tags the ops a builder inserted after `before` and before its insertion
+/// point like `from`, in `phase`.
+void tagInsertedOps(OpBuilder &builder, Operation *before, Operation *from,
+                    StringRef phase) {
+  Block *block = builder.getInsertionBlock();
+  auto it = before ? std::next(before->getIterator()) : block->begin();
+  int64_t opIndex = -1, microbatch = 0;
+  if (std::optional<Provenance> origin =
+          from ? getProvenance(from) : std::nullopt) {
+    opIndex = origin->opIndex;
+    microbatch = origin->microbatch;
+  }
+  for (; it != builder.getInsertionPoint(); ++it)
+    tagProvenance(&*it, phase, opIndex, microbatch);
+}
+
+/// The op just before the builder's insertion point (null at the start).
+Operation *lastInserted(OpBuilder &builder) {
+  auto point = builder.getInsertionPoint();
+  if (point == builder.getInsertionBlock()->begin())
+    return nullptr;
+  return &*std::prev(point);
 }
 
 /// One read per variable: later reads of a name use the first.
@@ -126,10 +159,12 @@ struct AutodiffPass : public oneflow::impl::AutodiffBase<AutodiffPass> {
 
     auto lossType = cast<RankedTensorType>(loss.getType());
     Value &lossGrad = grads[loss];
+    Operation *before = lastInserted(builder);
     lossGrad = ConstantOp::create(
         builder, NameLoc::get(builder.getStringAttr("loss.grad")), lossType,
         DenseElementsAttr::get(
             lossType, builder.getFloatAttr(lossType.getElementType(), seed)));
+    tagInsertedOps(builder, before, loss.getDefiningOp(), "backward");
     bool failedRules = false;
     // Values whose gradient a failed rule left unknown: the ops before
     // them are still checked, so every op without a rule is reported.
@@ -174,6 +209,9 @@ struct AutodiffPass : public oneflow::impl::AutodiffBase<AutodiffPass> {
         continue;
       }
       SmallVector<Value> operandGrads;
+      Operation *before = lastInserted(builder);
+      auto tagBackward = llvm::make_scope_exit(
+          [&] { tagInsertedOps(builder, before, op, "backward"); });
       if (failed(rule.buildGradients(builder, resultGrads, operandGrads))) {
         markUnknown(op);
         continue;
@@ -253,6 +291,9 @@ struct AutodiffPass : public oneflow::impl::AutodiffBase<AutodiffPass> {
         auto slice = SliceOp::create(builder, loc, type.clone(sliced), regroup,
                                      starts, limits, steps);
         auto piece = ReshapeOp::create(builder, loc, type.clone(micro), slice);
+        for (Operation *cut : {regroup.getOperation(), slice.getOperation(),
+                               piece.getOperation()})
+          tagProvenance(cut, "forward", -1, m);
         ops.append({regroup, slice, piece});
         mapping.map(arg, piece.getResult());
       }
@@ -265,24 +306,34 @@ struct AutodiffPass : public oneflow::impl::AutodiffBase<AutodiffPass> {
         Operation *clone = builder.clone(*op, mapping);
         if (failed(retypeForMicrobatch(clone, count)))
           return failure();
+        if (std::optional<Provenance> origin = getProvenance(op))
+          tagProvenance(clone, origin->phase, origin->opIndex, m);
         ops.push_back(clone);
       }
       Value microLoss = mapping.lookup(loss);
       if (failed(differentiate(builder, ops, microLoss, 1.0 / double(count),
                                microSources, grads)))
         return failure();
-      total = total ? Value(AddOp::create(builder, loc, total, microLoss))
-                    : microLoss;
+      if (total) {
+        total = AddOp::create(builder, loc, total, microLoss);
+        tagProvenance(total.getDefiningOp(), "forward", -1, m);
+      } else {
+        total = microLoss;
+      }
     }
     for (auto [name, value] : stored)
-      AssignOp::create(builder, loc, name, value);
+      tagProvenance(AssignOp::create(builder, loc, name, value), "forward", -1,
+                    count - 1);
     auto type = cast<RankedTensorType>(total.getType());
     Value scale = ConstantOp::create(
         builder, loc, type,
         DenseElementsAttr::get(
             type,
             builder.getFloatAttr(type.getElementType(), 1.0 / double(count))));
-    return Value(MulOp::create(builder, loc, total, scale));
+    auto mean = MulOp::create(builder, loc, total, scale);
+    tagProvenance(scale.getDefiningOp(), "forward", -1, count - 1);
+    tagProvenance(mean, "forward", -1, count - 1);
+    return Value(mean);
   }
 
   void runOnOperation() override {
@@ -358,6 +409,8 @@ struct AutodiffPass : public oneflow::impl::AutodiffBase<AutodiffPass> {
     for (Operation &op : body.without_terminator())
       if (op.getNumOperands() > 0)
         forward.push_back(&op);
+    for (auto [index, op] : llvm::enumerate(forward))
+      tagProvenance(op, "forward", index, 0);
     llvm::DenseSet<Value> sourceValues;
     for (const Source &source : sources)
       sourceValues.insert(source.value);

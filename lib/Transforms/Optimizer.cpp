@@ -9,6 +9,7 @@
 
 #include "oneflow/Dialect/OneFlow/OneFlowDialect.h"
 #include "oneflow/Transforms/Passes.h"
+#include "oneflow/Transforms/Provenance.h"
 
 #include "mlir/IR/Builders.h"
 #include "llvm/ADT/BitVector.h"
@@ -119,6 +120,7 @@ struct OptimizerPass : public oneflow::impl::OptimizerBase<OptimizerPass> {
       variables.try_emplace(variable.getVarName(), variable);
 
     OpBuilder builder(ret);
+    Operation *lastBeforeUpdates = ret->getPrevNode();
     OpBuilder stateBuilder(&body, body.begin());
     Location loc = NameLoc::get(builder.getStringAttr(optimizer));
     UpdateBuilder u(builder, stateBuilder, loc);
@@ -192,6 +194,12 @@ struct OptimizerPass : public oneflow::impl::OptimizerBase<OptimizerPass> {
       u.assign(w, u.sub(decayed, u.mul(u.div(nextM, denominator), stepSize)));
     }
 
+    // The updates run once per step, after every micro-batch.
+    for (Operation *op = lastBeforeUpdates ? lastBeforeUpdates->getNextNode()
+                                           : &body.front();
+         op != ret.getOperation(); op = op->getNextNode())
+      if (op->getNumOperands() > 0)
+        setProvenance(op, {"update", -1, 0});
     func::ReturnOp::create(builder, ret.getLoc(), kept);
     ret.erase();
     if (failed(graph.eraseResults(erase))) {

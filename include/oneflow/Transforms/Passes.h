@@ -32,6 +32,8 @@ constexpr llvm::StringLiteral kLogicalNameAttrName = "oneflow.logical_name";
 constexpr llvm::StringLiteral kLogicalShapeAttrName = "oneflow.logical_shape";
 constexpr llvm::StringLiteral kLogicalOffsetsAttrName =
     "oneflow.logical_offsets";
+/// The pipeline stage of an op (user annotation or sbp-pipeline-stages).
+constexpr llvm::StringLiteral kStageAttrName = "oneflow.stage";
 /// Graph argument/result names (as in the ONNX model).
 constexpr llvm::StringLiteral kIONameAttrName = "onnx.name";
 

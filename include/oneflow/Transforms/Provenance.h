@@ -1,0 +1,71 @@
+//===- Provenance.h - Where the ops of a training graph come from -*- C++
+//-*-===//
+//
+// oneflow-autodiff records, for every op of a training graph, its phase
+// (forward, backward, update), the forward op it belongs to (its index in
+// program order; -1 for glue such as micro-batch slicing) and its
+// micro-batch. Pipelining places and orders ops by them. The record rides in
+// the op's location (a FusedLoc's metadata), so it survives cloning and
+// distribution and stays out of the printed IR.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef ONEFLOW_TRANSFORMS_PROVENANCE_H
+#define ONEFLOW_TRANSFORMS_PROVENANCE_H
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/Location.h"
+#include "mlir/IR/Operation.h"
+
+#include <optional>
+
+namespace mlir {
+namespace oneflow {
+
+struct Provenance {
+  StringRef phase; // "forward", "backward" or "update"
+  int64_t opIndex = -1;
+  int64_t microbatch = 0;
+};
+
+namespace detail {
+constexpr llvm::StringLiteral kProvenanceKey = "oneflow.provenance";
+inline DictionaryAttr provenanceDict(Location loc) {
+  auto fused = dyn_cast<FusedLoc>(loc);
+  if (!fused)
+    return {};
+  auto dict = dyn_cast_or_null<DictionaryAttr>(fused.getMetadata());
+  return dict && dict.get(kProvenanceKey) ? dict : DictionaryAttr();
+}
+} // namespace detail
+
+/// The provenance recorded on `op`, if any.
+inline std::optional<Provenance> getProvenance(Operation *op) {
+  DictionaryAttr dict = detail::provenanceDict(op->getLoc());
+  if (!dict)
+    return std::nullopt;
+  auto values = cast<ArrayAttr>(dict.get(detail::kProvenanceKey));
+  return Provenance{cast<StringAttr>(values[0]).getValue(),
+                    cast<IntegerAttr>(values[1]).getInt(),
+                    cast<IntegerAttr>(values[2]).getInt()};
+}
+
+/// Records `provenance` on `op` (replacing an earlier record).
+inline void setProvenance(Operation *op, const Provenance &provenance) {
+  Location loc = op->getLoc();
+  if (detail::provenanceDict(loc))
+    loc = cast<FusedLoc>(loc).getLocations().front();
+  Builder b(op->getContext());
+  auto record = b.getArrayAttr({b.getStringAttr(provenance.phase),
+                                b.getI64IntegerAttr(provenance.opIndex),
+                                b.getI64IntegerAttr(provenance.microbatch)});
+  auto dict =
+      b.getDictionaryAttr(b.getNamedAttr(detail::kProvenanceKey, record));
+  op->setLoc(FusedLoc::get(op->getContext(), {loc}, dict));
+}
+
+} // namespace oneflow
+} // namespace mlir
+
+#endif // ONEFLOW_TRANSFORMS_PROVENANCE_H
