@@ -226,4 +226,31 @@ def Optimizer : Pass<"oneflow-optimizer", "ModuleOp"> {
   ];
 }
 
+//===----------------------------------------------------------------------===//
+// Pipelining
+//===----------------------------------------------------------------------===//
+
+def SbpPipelineStages : Pass<"sbp-pipeline-stages", "ModuleOp"> {
+  let summary = "Partition a training graph into pipeline stages";
+  let description = [{
+    Gives every op of @main that has a place an `oneflow.stage`. The forward
+    program (the ops of one micro-batch, in program order) is cut into
+    `stages` contiguous pieces of balanced cost: floating-point operations
+    (2MNK for products, the output size for the rest) plus the bytes of the
+    activations each op produces; the cut minimizes the costliest stage.
+    Forward ops the user annotated with `oneflow.stage` keep their stage
+    (unannotated ones follow the op before them). Every copy of a forward op
+    (one per micro-batch) and every backward op that differentiates it share
+    its stage; the other ops (optimizer updates, sums of micro-batch losses)
+    take the latest stage among their operands' producers. Ops that depend
+    on no staged op (slices of the inputs, constants, the optimizer's step
+    count) stay unplaced: every stage that needs them computes its own copy.
+    The provenance oneflow-autodiff records says which op is which.
+  }];
+  let options = [
+    Option<"stages", "stages", "int64_t", /*default=*/"2",
+           "Number of pipeline stages">,
+  ];
+}
+
 #endif // ONEFLOW_TRANSFORMS_PASSES_TD

@@ -1,0 +1,212 @@
+//===- SbpPipelineStages.cpp - Cut a training graph into stages -----------===//
+//
+// Places every op of a training graph on a pipeline stage: the forward
+// program is cut into contiguous pieces of balanced cost (or where the user
+// annotated), and the backward and update ops follow the forward ops they
+// belong to (the provenance oneflow-autodiff recorded).
+//
+//===----------------------------------------------------------------------===//
+
+#include "oneflow/Dialect/OneFlow/OneFlowDialect.h"
+#include "oneflow/Transforms/Passes.h"
+#include "oneflow/Transforms/Provenance.h"
+
+#include "mlir/IR/Builders.h"
+#include "llvm/ADT/DenseMap.h"
+
+#include <limits>
+
+namespace mlir {
+namespace oneflow {
+#define GEN_PASS_DEF_SBPPIPELINESTAGES
+#include "oneflow/Transforms/Passes.h.inc"
+} // namespace oneflow
+} // namespace mlir
+
+using namespace mlir;
+using namespace mlir::oneflow;
+
+namespace {
+double elementsOf(Type type) {
+  auto tensor = dyn_cast<RankedTensorType>(type);
+  return tensor ? double(tensor.getNumElements()) : 0;
+}
+
+double bytesOf(Type type) {
+  auto tensor = dyn_cast<RankedTensorType>(type);
+  if (!tensor)
+    return 0;
+  unsigned bits = tensor.getElementType().getIntOrFloatBitWidth();
+  return double(tensor.getNumElements()) * std::max(1u, bits / 8);
+}
+
+/// Floating-point operations of a forward op (its backward costs about
+/// twice as much, the same for every op, so it does not move the cut).
+double flopsOf(Operation *op) {
+  auto dims = [](Value value) {
+    return cast<RankedTensorType>(value.getType()).getShape();
+  };
+  if (auto matmul = dyn_cast<MatmulOp>(op)) {
+    ArrayRef<int64_t> a = dims(matmul.getA());
+    int64_t k = matmul.getTransposeA() ? a[0] : a[1];
+    return 2.0 * elementsOf(matmul.getC().getType()) * double(k);
+  }
+  if (auto bmm = dyn_cast<BatchMatmulOp>(op)) {
+    ArrayRef<int64_t> a = dims(bmm.getA());
+    int64_t k = bmm.getTransposeA() ? a[a.size() - 2] : a.back();
+    return 2.0 * elementsOf(bmm.getC().getType()) * double(k);
+  }
+  if (auto conv = dyn_cast<Conv2DOp>(op)) {
+    ArrayRef<int64_t> w = dims(conv.getWeight());
+    return 2.0 * elementsOf(conv.getY().getType()) * double(w[1] * w[2] * w[3]);
+  }
+  double flops = 0;
+  for (Type type : op->getResultTypes())
+    flops += elementsOf(type);
+  return flops;
+}
+
+struct SbpPipelineStagesPass
+    : public oneflow::impl::SbpPipelineStagesBase<SbpPipelineStagesPass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    auto graph = module.lookupSymbol<func::FuncOp>("main");
+    if (!graph) {
+      module.emitError() << "no @main graph to cut into stages";
+      return signalPassFailure();
+    }
+    if (stages < 1) {
+      module.emitError() << "the number of stages must be positive, got "
+                         << int64_t(stages);
+      return signalPassFailure();
+    }
+
+    // The forward program: one op per index (micro-batch 0's copy).
+    SmallVector<Operation *> forward;
+    graph.walk([&](Operation *op) {
+      std::optional<Provenance> origin = getProvenance(op);
+      if (!origin || origin->phase != "forward" || origin->opIndex < 0 ||
+          origin->microbatch != 0)
+        return;
+      if (size_t(origin->opIndex) >= forward.size())
+        forward.resize(origin->opIndex + 1, nullptr);
+      forward[origin->opIndex] = op;
+    });
+    if (llvm::is_contained(forward, nullptr) || forward.empty()) {
+      graph.emitError() << "no training graph to cut into stages: run "
+                           "oneflow-autodiff first";
+      return signalPassFailure();
+    }
+
+    FailureOr<SmallVector<int64_t>> stageOfIndex = annotatedStages(forward);
+    if (failed(stageOfIndex))
+      return signalPassFailure();
+    if (stageOfIndex->empty()) {
+      if (int64_t(forward.size()) < stages) {
+        graph.emitError() << "cannot cut the graph into " << int64_t(stages)
+                          << " stages: its forward program has only "
+                          << forward.size() << " ops";
+        return signalPassFailure();
+      }
+      *stageOfIndex = balancedStages(forward);
+    }
+
+    // Every op with a place: its forward op's stage, or the latest stage of
+    // its operands' producers.
+    OpBuilder builder(&getContext());
+    llvm::DenseMap<Operation *, int64_t> stageOf;
+    for (Operation &op : graph.getBody().front().without_terminator()) {
+      int64_t stage = -1;
+      std::optional<Provenance> origin = getProvenance(&op);
+      if (origin && origin->opIndex >= 0 &&
+          size_t(origin->opIndex) < stageOfIndex->size()) {
+        stage = (*stageOfIndex)[origin->opIndex];
+      } else {
+        for (Value operand : op.getOperands())
+          if (Operation *producer = operand.getDefiningOp())
+            stage = std::max(stage, stageOf.lookup_or(producer, -1));
+      }
+      if (stage < 0) {
+        op.removeAttr(kStageAttrName);
+        continue;
+      }
+      stageOf[&op] = stage;
+      op.setAttr(kStageAttrName, builder.getI64IntegerAttr(stage));
+    }
+  }
+
+  /// The stages the user annotated on forward ops (unannotated ops follow
+  /// the op before them), or none when there is no annotation.
+  FailureOr<SmallVector<int64_t>>
+  annotatedStages(ArrayRef<Operation *> forward) {
+    bool any = llvm::any_of(
+        forward, [](Operation *op) { return op->hasAttr(kStageAttrName); });
+    SmallVector<int64_t> result;
+    if (!any)
+      return result;
+    llvm::DenseMap<Operation *, int64_t> stageOf;
+    int64_t current = 0;
+    for (Operation *op : forward) {
+      if (Attribute attr = op->getAttr(kStageAttrName)) {
+        auto stage = dyn_cast<IntegerAttr>(attr);
+        if (!stage || stage.getInt() < 0 || stage.getInt() >= stages)
+          return op->emitOpError()
+                 << "has stage annotation " << attr
+                 << ", which is not a valid stage (0 to " << stages - 1 << ")";
+        current = stage.getInt();
+      }
+      for (Value operand : op->getOperands())
+        if (Operation *producer = operand.getDefiningOp())
+          if (auto it = stageOf.find(producer);
+              it != stageOf.end() && it->second > current)
+            return op->emitOpError()
+                   << "is on stage " << current
+                   << " but uses a value computed on stage " << it->second
+                   << ": stages must follow the data";
+      stageOf[op] = current;
+      result.push_back(current);
+    }
+    return result;
+  }
+
+  /// The contiguous cut of the forward program into `stages` pieces that
+  /// minimizes the costliest piece.
+  SmallVector<int64_t> balancedStages(ArrayRef<Operation *> forward) {
+    int64_t n = forward.size();
+    SmallVector<double> prefix(n + 1, 0);
+    for (int64_t i = 0; i < n; ++i) {
+      double bytes = 0;
+      for (Type type : forward[i]->getResultTypes())
+        bytes += bytesOf(type);
+      prefix[i + 1] = prefix[i] + flopsOf(forward[i]) + bytes;
+    }
+    const double inf = std::numeric_limits<double>::infinity();
+    // best[s][i]: the least bottleneck of cutting the first i ops into s
+    // non-empty pieces; from[s][i]: where the last piece starts.
+    std::vector<std::vector<double>> best(stages + 1,
+                                          std::vector<double>(n + 1, inf));
+    std::vector<std::vector<int64_t>> from(stages + 1,
+                                           std::vector<int64_t>(n + 1, 0));
+    best[0][0] = 0;
+    for (int64_t s = 1; s <= stages; ++s)
+      for (int64_t i = s; i <= n; ++i)
+        for (int64_t j = s - 1; j < i; ++j) {
+          double cost = std::max(best[s - 1][j], prefix[i] - prefix[j]);
+          if (cost < best[s][i]) {
+            best[s][i] = cost;
+            from[s][i] = j;
+          }
+        }
+    SmallVector<int64_t> stageOfIndex(n, 0);
+    for (int64_t s = stages, end = n; s >= 1; --s) {
+      int64_t start = from[s][end];
+      for (int64_t i = start; i < end; ++i)
+        stageOfIndex[i] = s - 1;
+      end = start;
+    }
+    return stageOfIndex;
+  }
+};
+} // namespace
