@@ -114,6 +114,17 @@ static llvm::cl::list<std::string>
                  llvm::cl::desc("Parameters not to train (comma-separated)"),
                  llvm::cl::CommaSeparated, llvm::cl::cat(trainingCategory));
 
+static llvm::cl::OptionCategory pipelineCategory("Pipeline");
+static llvm::cl::opt<int64_t> stagesOption(
+    "stages",
+    llvm::cl::desc("Pipeline stages of a --train graph (ranks = stages x "
+                   "mesh devices)"),
+    llvm::cl::init(1), llvm::cl::cat(pipelineCategory));
+static llvm::cl::opt<std::string>
+    scheduleOption("schedule",
+                   llvm::cl::desc("Pipeline schedule: 1f1b or gpipe"),
+                   llvm::cl::init("1f1b"), llvm::cl::cat(pipelineCategory));
+
 /// Parses --mesh (`4`, `2x2`); an error message when invalid.
 static std::string parseMesh(llvm::StringRef spec,
                              SmallVectorImpl<int64_t> &shape) {
@@ -162,6 +173,19 @@ static LogicalResult addCompilePasses(PassManager &pm) {
     pm.addPass(oneflow::createSplitFusedProjections());
   if (trainOption)
     addTrainingPasses(pm);
+  if (stagesOption > 1) {
+    if (!trainOption) {
+      llvm::errs()
+          << "error: --stages pipelines a training step: add --train\n";
+      return failure();
+    }
+    oneflow::SbpPipelineStagesOptions stages;
+    stages.stages = stagesOption;
+    pm.addPass(oneflow::createSbpPipelineStages(stages));
+    // Each stage gets the mesh; one device per stage by default.
+    if (meshOption.empty())
+      meshOption = "1";
+  }
   if (meshOption.empty())
     return success();
   SmallVector<int64_t> shape;
@@ -280,6 +304,12 @@ static int compileToPlan(llvm::StringRef input, llvm::StringRef outputDir,
   if (!meshOption.empty() ||
       (graph && graph->hasAttr(sbp::SBPDialect::kPlacementAttrName)))
     pm.addPass(oneflow::createSbpLocalize());
+  if (stagesOption > 1) {
+    oneflow::SbpPipelineSplitOptions split;
+    split.stages = stagesOption;
+    split.schedule = scheduleOption;
+    pm.addPass(oneflow::createSbpPipelineSplit(split));
+  }
   if (failed(pm.run(*module)))
     return 1;
   oneflow::EmitPlanOptions options;

@@ -253,4 +253,32 @@ def SbpPipelineStages : Pass<"sbp-pipeline-stages", "ModuleOp"> {
   ];
 }
 
+def SbpPipelineSplit : Pass<"sbp-pipeline-split", "ModuleOp"> {
+  let summary = "Give each pipeline stage its own ranks and schedule them";
+  let description = [{
+    Runs after sbp-localize on a graph whose ops sbp-pipeline-stages placed.
+    Device d's program becomes one program per stage: rank s * D + d runs
+    stage s (D devices per stage, so data and tensor parallelism work inside
+    every stage). A value used on another stage is sent (`sbp.send`) by its
+    producer's rank and received (`sbp.recv`) by the consumer's; collectives
+    move to their stage's ranks; ops that depend on no staged op (input
+    slices, constants, replicated state) are copied where needed; a trained
+    parameter used by two stages is an error. Each program is then ordered
+    by the `schedule`, which the runtime follows:
+
+    - `gpipe`: the forward work of every micro-batch, then every backward.
+    - `1f1b`: S - 1 - s forwards to fill the pipeline, then one forward and
+      one backward in turn, then the remaining backwards.
+
+    The optimizer update comes last. Outputs (the loss) are sent to rank 0.
+  }];
+  let options = [
+    Option<"stages", "stages", "int64_t", /*default=*/"2",
+           "Number of pipeline stages">,
+    Option<"schedule", "schedule", "std::string", /*default=*/"\"1f1b\"",
+           "gpipe or 1f1b">,
+  ];
+  let dependentDialects = ["::mlir::sbp::SBPDialect"];
+}
+
 #endif // ONEFLOW_TRANSFORMS_PASSES_TD

@@ -1,0 +1,392 @@
+//===- SbpPipelineSplit.cpp - One program per (stage, device) -------------===//
+//
+// After sbp-localize, each device's program @main_rank<d> still holds every
+// stage. This pass gives each stage its own ranks: rank s * D + d runs the
+// ops of stage s of device d's program; a value that crosses stages is sent
+// by its producer's rank and received by its consumer's (same device index,
+// so the same SBP piece); collectives move to their stage's ranks. Ops that
+// depend on no staged op (input slices, constants, variables read by every
+// stage, the optimizer's step count) are copied into each stage that uses
+// them. Then each rank's program is put in its schedule's order, which the
+// runtime follows: GPipe (every micro-batch's forward, then every
+// backward) or 1F1B (S - 1 - s forwards to fill the pipe, then one forward
+// and one backward in turn, then the remaining backwards).
+//
+//===----------------------------------------------------------------------===//
+
+#include "oneflow/Dialect/OneFlow/OneFlowDialect.h"
+#include "oneflow/Dialect/SBP/SBPDialect.h"
+#include "oneflow/Transforms/Passes.h"
+#include "oneflow/Transforms/Provenance.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/IR/Verifier.h"
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/DenseSet.h"
+
+#include <cstring>
+
+namespace mlir {
+namespace oneflow {
+#define GEN_PASS_DEF_SBPPIPELINESPLIT
+#include "oneflow/Transforms/Passes.h.inc"
+} // namespace oneflow
+} // namespace mlir
+
+using namespace mlir;
+using namespace mlir::oneflow;
+
+namespace {
+/// Splits one device's program into its stages' programs.
+class StageSplitter {
+public:
+  StageSplitter(func::FuncOp graph, int64_t device, int64_t numDevices,
+                int64_t numStages, int64_t &nextTag, int64_t tagStride)
+      : graph(graph), device(device), numDevices(numDevices),
+        numStages(numStages), nextTag(nextTag), tagStride(tagStride),
+        builder(graph.getContext()) {}
+
+  FailureOr<SmallVector<func::FuncOp>> run();
+
+private:
+  int64_t rankOf(int64_t stage) const { return stage * numDevices + device; }
+  LogicalResult placeOps();
+  FailureOr<Value> valueIn(Value value, int64_t stage);
+  FailureOr<Operation *> cloneInto(Operation &op, int64_t stage);
+
+  func::FuncOp graph;
+  int64_t device, numDevices, numStages;
+  int64_t &nextTag;
+  int64_t tagStride;
+  OpBuilder builder;
+  /// The stage of each placed op; replicable ops are absent.
+  llvm::DenseMap<Operation *, int64_t> stageOf;
+  llvm::DenseSet<Operation *> replicable;
+  SmallVector<func::FuncOp> programs;
+  SmallVector<IRMapping> mappings;
+};
+
+/// Ops that compute the same on every stage from inputs, constants and
+/// variables, so each stage can have its own copy.
+bool isCopyable(Operation *op) {
+  return isa<OneFlowDialect>(op->getDialect()) &&
+         (op->getNumOperands() == 0 || isMemoryEffectFree(op) ||
+          isa<AssignOp>(op));
+}
+
+LogicalResult StageSplitter::placeOps() {
+  Block &body = graph.getBody().front();
+  // Replicable: copyable ops whose operands are arguments or replicable.
+  for (Operation &op : body.without_terminator()) {
+    if (op.hasAttr(kStageAttrName) || !isCopyable(&op))
+      continue;
+    bool fromInputs = llvm::all_of(op.getOperands(), [&](Value operand) {
+      Operation *producer = operand.getDefiningOp();
+      return !producer || replicable.contains(producer);
+    });
+    if (fromInputs)
+      replicable.insert(&op);
+  }
+  // Staged ops; the others (boxing glue, collectives) take their first
+  // user's stage, or their producers' latest when nothing uses them.
+  for (Operation &op : body.without_terminator())
+    if (auto stage = op.getAttrOfType<IntegerAttr>(kStageAttrName)) {
+      if (stage.getInt() < 0 || stage.getInt() >= numStages)
+        return op.emitOpError() << "is on stage " << stage.getInt() << " of a "
+                                << numStages << "-stage pipeline";
+      stageOf[&op] = stage.getInt();
+    }
+  for (Operation &op : llvm::reverse(body.without_terminator())) {
+    if (stageOf.count(&op) || replicable.contains(&op))
+      continue;
+    int64_t stage = numStages;
+    for (Operation *user : op.getUsers())
+      if (auto it = stageOf.find(user); it != stageOf.end())
+        stage = std::min(stage, it->second);
+    if (stage < numStages)
+      stageOf[&op] = stage;
+  }
+  for (Operation &op : body.without_terminator()) {
+    if (stageOf.count(&op) || replicable.contains(&op))
+      continue;
+    int64_t stage = 0;
+    for (Value operand : op.getOperands())
+      if (Operation *producer = operand.getDefiningOp())
+        stage = std::max(stage, stageOf.lookup_or(producer, 0));
+    stageOf[&op] = stage;
+  }
+  // A trained parameter lives on one stage: its gradient is summed there.
+  for (auto variable : body.getOps<VariableOp>()) {
+    if (!variable->hasAttr(kTrainableAttrName))
+      continue;
+    llvm::SmallDenseSet<int64_t> stages;
+    for (Operation *user : variable->getUsers())
+      if (auto it = stageOf.find(user); it != stageOf.end())
+        stages.insert(it->second);
+    if (stages.size() > 1)
+      return variable.emitOpError()
+             << "is used by " << stages.size()
+             << " pipeline stages; a trained parameter must live on one";
+  }
+  return success();
+}
+
+FailureOr<Operation *> StageSplitter::cloneInto(Operation &op, int64_t stage) {
+  for (Value operand : op.getOperands())
+    if (failed(valueIn(operand, stage)))
+      return failure();
+  builder.setInsertionPoint(programs[stage].getBody().front().getTerminator());
+  Operation *clone = builder.clone(op, mappings[stage]);
+  clone->removeAttr(kStageAttrName);
+  // Collectives run among this stage's ranks, under tags of this stage.
+  if (auto collective = dyn_cast<sbp::CollectiveOp>(clone)) {
+    SmallVector<int64_t> group;
+    for (int64_t member : collective.getGroup())
+      group.push_back(stage * numDevices + member);
+    collective.setGroup(group);
+    collective.setTag(collective.getTag() * numStages + stage);
+  }
+  return clone;
+}
+
+FailureOr<Value> StageSplitter::valueIn(Value value, int64_t stage) {
+  if (Value local = mappings[stage].lookupOrNull(value))
+    return local;
+  Operation *producer = value.getDefiningOp();
+  if (!producer)
+    return emitError(value.getLoc()) << "unmapped block argument";
+  if (replicable.contains(producer)) {
+    FailureOr<Operation *> copy = cloneInto(*producer, stage);
+    if (failed(copy))
+      return failure();
+    return mappings[stage].lookup(value);
+  }
+  // Computed on another stage: sent from there, received here.
+  int64_t from = stageOf.lookup(producer);
+  if (from == stage)
+    return producer->emitOpError() << "is used before it is computed";
+  FailureOr<Value> source = valueIn(value, from);
+  if (failed(source))
+    return failure();
+  int64_t tag = tagStride + nextTag++;
+  Location loc = value.getLoc();
+  builder.setInsertionPoint(programs[from].getBody().front().getTerminator());
+  auto send = sbp::SendOp::create(builder, loc, *source, rankOf(stage), tag);
+  if (std::optional<Provenance> origin = getProvenance(producer))
+    setProvenance(send, *origin);
+  builder.setInsertionPoint(programs[stage].getBody().front().getTerminator());
+  auto recv =
+      sbp::RecvOp::create(builder, loc, value.getType(), rankOf(from), tag);
+  if (std::optional<Provenance> origin = getProvenance(producer))
+    setProvenance(recv, *origin);
+  mappings[stage].map(value, recv.getOutput());
+  return recv.getOutput();
+}
+
+FailureOr<SmallVector<func::FuncOp>> StageSplitter::run() {
+  if (failed(placeOps()))
+    return failure();
+  builder.setInsertionPoint(graph);
+  for (int64_t stage = 0; stage < numStages; ++stage) {
+    auto program = func::FuncOp::create(
+        builder, graph.getLoc(), "stage_rank" + std::to_string(rankOf(stage)),
+        graph.getFunctionType());
+    if (ArrayAttr args = graph.getAllArgAttrs())
+      program.setAllArgAttrs(args);
+    if (ArrayAttr results = graph.getAllResultAttrs())
+      program.setAllResultAttrs(results);
+    Block *body = program.addEntryBlock();
+    OpBuilder atEnd = OpBuilder::atBlockEnd(body);
+    func::ReturnOp::create(atEnd, graph.getLoc());
+    IRMapping mapping;
+    for (auto [from, to] :
+         llvm::zip(graph.getArguments(), body->getArguments()))
+      mapping.map(from, to);
+    programs.push_back(program);
+    mappings.push_back(mapping);
+  }
+
+  Block &body = graph.getBody().front();
+  SmallVector<AssignOp> replicatedAssigns;
+  for (Operation &op : body.without_terminator()) {
+    if (replicable.contains(&op)) {
+      if (auto assign = dyn_cast<AssignOp>(op))
+        replicatedAssigns.push_back(assign);
+      continue;
+    }
+    if (failed(cloneInto(op, stageOf.lookup(&op))))
+      return failure();
+  }
+  // Replicated state (the step count) is stored by every stage that holds
+  // it, after all its reads.
+  for (AssignOp assign : replicatedAssigns)
+    for (int64_t stage = 0; stage < numStages; ++stage)
+      if (llvm::any_of(programs[stage].getOps<VariableOp>(),
+                       [&](VariableOp variable) {
+                         return variable.getVarName() == assign.getVarName();
+                       }) &&
+          failed(cloneInto(*assign, stage)))
+        return failure();
+
+  // Outputs are whole values on the plan's rank 0 (stage 0, device 0);
+  // the other programs return zeros nobody reads.
+  auto ret = cast<func::ReturnOp>(body.getTerminator());
+  for (int64_t stage = 0; stage < numStages; ++stage) {
+    SmallVector<Value> results;
+    for (Value operand : ret.getOperands()) {
+      if (stage == 0 && device == 0) {
+        FailureOr<Value> local = valueIn(operand, 0);
+        if (failed(local))
+          return failure();
+        results.push_back(*local);
+        continue;
+      }
+      auto type = cast<RankedTensorType>(operand.getType());
+      builder.setInsertionPoint(
+          programs[stage].getBody().front().getTerminator());
+      results.push_back(ConstantOp::create(
+          builder, ret.getLoc(), type,
+          DenseElementsAttr::get(type,
+                                 builder.getZeroAttr(type.getElementType()))));
+    }
+    Operation *terminator = programs[stage].getBody().front().getTerminator();
+    builder.setInsertionPoint(terminator);
+    func::ReturnOp::create(builder, ret.getLoc(), results);
+    terminator->erase();
+  }
+  return programs;
+}
+
+/// Orders one stage's program by the schedule. Forward and backward work of
+/// each micro-batch keeps its program order; glue without provenance goes
+/// with the next op that has one.
+LogicalResult scheduleProgram(func::FuncOp program, int64_t stage,
+                              int64_t numStages, int64_t microbatches,
+                              StringRef schedule) {
+  // Slot of each (phase, micro-batch) in this stage's order.
+  SmallVector<int64_t> forwardSlot(microbatches), backwardSlot(microbatches);
+  if (schedule == "gpipe") {
+    for (int64_t m = 0; m < microbatches; ++m) {
+      forwardSlot[m] = m;
+      backwardSlot[m] = microbatches + m;
+    }
+  } else {
+    int64_t warmup = std::min(numStages - 1 - stage, microbatches);
+    int64_t slot = 0, nextForward = 0, nextBackward = 0;
+    for (; nextForward < warmup; ++nextForward)
+      forwardSlot[nextForward] = slot++;
+    while (nextBackward < microbatches) {
+      if (nextForward < microbatches)
+        forwardSlot[nextForward++] = slot++;
+      backwardSlot[nextBackward++] = slot++;
+    }
+  }
+  int64_t updateSlot = 2 * microbatches;
+
+  Block &body = program.getBody().front();
+  SmallVector<Operation *> ops;
+  for (Operation &op : body.without_terminator())
+    ops.push_back(&op);
+  SmallVector<int64_t> slots(ops.size(), -1);
+  for (auto [index, op] : llvm::enumerate(ops)) {
+    std::optional<Provenance> origin = getProvenance(op);
+    if (!origin)
+      continue;
+    int64_t m = std::clamp<int64_t>(origin->microbatch, 0, microbatches - 1);
+    if (origin->phase == "update")
+      slots[index] = updateSlot;
+    else if (origin->phase == "backward")
+      slots[index] = backwardSlot[m];
+    else
+      slots[index] = forwardSlot[m];
+  }
+  // Glue follows the next op with a slot (what it feeds).
+  int64_t next = updateSlot;
+  for (int64_t index = ops.size() - 1; index >= 0; --index) {
+    if (slots[index] < 0)
+      slots[index] = next;
+    else
+      next = slots[index];
+  }
+  SmallVector<int64_t> order(ops.size());
+  for (int64_t i = 0, e = ops.size(); i < e; ++i)
+    order[i] = i;
+  std::stable_sort(order.begin(), order.end(),
+                   [&](int64_t a, int64_t b) { return slots[a] < slots[b]; });
+  Operation *terminator = body.getTerminator();
+  for (int64_t index : order)
+    ops[index]->moveBefore(terminator);
+  if (failed(verify(program)))
+    return program.emitError()
+           << "the " << schedule << " order breaks a dependency";
+  return success();
+}
+
+struct SbpPipelineSplitPass
+    : public oneflow::impl::SbpPipelineSplitBase<SbpPipelineSplitPass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    if (schedule != "gpipe" && schedule != "1f1b") {
+      module.emitError() << "unknown pipeline schedule '" << schedule
+                         << "' (expected gpipe or 1f1b)";
+      return signalPassFailure();
+    }
+    auto count =
+        module->getAttrOfType<IntegerAttr>(sbp::SBPDialect::kNumRanksAttrName);
+    if (!count) {
+      module.emitError() << "split stages after sbp-localize";
+      return signalPassFailure();
+    }
+    int64_t numDevices = count.getInt();
+    SmallVector<func::FuncOp> graphs;
+    int64_t maxTag = -1;
+    for (int64_t device = 0; device < numDevices; ++device) {
+      auto graph = module.lookupSymbol<func::FuncOp>(
+          ("main_rank" + Twine(device)).str());
+      if (!graph) {
+        module.emitError() << "no @main_rank" << device << " program";
+        return signalPassFailure();
+      }
+      graph.walk([&](sbp::CollectiveOp collective) {
+        maxTag = std::max<int64_t>(maxTag, collective.getTag());
+      });
+      graphs.push_back(graph);
+    }
+    // Collective tags become tag * S + stage; sends come after them.
+    int64_t tagStride = (maxTag + 1) * stages, nextTag = 0;
+    // Micro-batches: as many as the training graph was built with.
+    int64_t microbatches = 1;
+    for (func::FuncOp graph : graphs)
+      graph.walk([&](Operation *op) {
+        if (std::optional<Provenance> origin = getProvenance(op))
+          microbatches = std::max(microbatches, origin->microbatch + 1);
+      });
+    SmallVector<func::FuncOp> split;
+    for (auto [device, graph] : llvm::enumerate(graphs)) {
+      StageSplitter splitter(graph, device, numDevices, stages, nextTag,
+                             tagStride);
+      FailureOr<SmallVector<func::FuncOp>> programs = splitter.run();
+      if (failed(programs))
+        return signalPassFailure();
+      for (auto [stage, program] : llvm::enumerate(*programs)) {
+        if (failed(scheduleProgram(program, stage, stages, microbatches,
+                                   schedule)))
+          return signalPassFailure();
+        split.push_back(program);
+      }
+    }
+    for (func::FuncOp graph : graphs)
+      graph.erase();
+    for (func::FuncOp program : split)
+      program.setSymName(
+          ("main_rank" + program.getSymName().drop_front(strlen("stage_rank")))
+              .str());
+    module->setAttr(sbp::SBPDialect::kNumRanksAttrName,
+                    IntegerAttr::get(IntegerType::get(&getContext(), 64),
+                                     numDevices * stages));
+  }
+};
+} // namespace
