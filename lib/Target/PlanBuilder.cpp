@@ -6,6 +6,7 @@
 #include "oneflow/Dialect/OneFlow/OneFlowDialect.h"
 #include "oneflow/Dialect/SBP/SBPDialect.h"
 #include "oneflow/Transforms/Passes.h"
+#include "oneflow/Transforms/Provenance.h"
 
 #include "mlir/IR/AsmState.h"
 #include "mlir/IR/DialectResourceBlobManager.h"
@@ -233,6 +234,7 @@ FailureOr<BuiltPlan> mlir::oneflow::buildPlan(ArrayRef<RankGraph> graphs,
 
     // Kernels, parameters and constants in program order.
     for (Operation &op : graph.getOps()) {
+      int firstTask = plan.tasks_size();
       LogicalResult result =
           llvm::TypeSwitch<Operation *, LogicalResult>(&op)
               .Case([&](VariableOp variable) -> LogicalResult {
@@ -370,6 +372,17 @@ FailureOr<BuiltPlan> mlir::oneflow::buildPlan(ArrayRef<RankGraph> graphs,
               });
       if (failed(result))
         return failure();
+      // Training work says what it is, for traces: "fwd mb2 ...".
+      if (std::optional<Provenance> origin = getProvenance(&op))
+        for (int i = firstTask; i < plan.tasks_size(); ++i) {
+          pb::Task *task = plan.mutable_tasks(i);
+          std::string work =
+              origin->phase == "update"
+                  ? std::string("update ")
+                  : (origin->phase == "forward" ? "fwd mb" : "bwd mb") +
+                        std::to_string(origin->microbatch) + " ";
+          task->set_name(work + task->name());
+        }
     }
     return success();
   };

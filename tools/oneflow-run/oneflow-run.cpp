@@ -238,8 +238,12 @@ Status runTool(const run::Options &options, const Context &context) {
       std::cerr << "memory: " << memory.totalArenaBytes()
                 << " bytes of regsts (" << memory.totalUnsharedBytes()
                 << " without reuse), " << persistent << " bytes persistent";
-      if (plan.num_ranks() > 1)
-        std::cerr << ", over " << plan.num_ranks() << " ranks";
+      if (plan.num_ranks() > 1) {
+        std::cerr << ", over " << plan.num_ranks() << " ranks\n";
+        std::cerr << "memory per rank (regsts):";
+        for (size_t rank = 0; rank < memory.arenaBytes.size(); ++rank)
+          std::cerr << " " << rank << ":" << memory.arenaBytes[rank];
+      }
       std::cerr << "\n";
       if (world && world->size() > 1) {
         auto env = [](const char *name) {
