@@ -13,6 +13,8 @@
 
 #include "mlir/IR/Builders.h"
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/Support/Format.h"
+#include "llvm/Support/raw_ostream.h"
 
 #include <limits>
 
@@ -66,6 +68,15 @@ double flopsOf(Operation *op) {
   return flops;
 }
 
+/// The balancing cost of a forward op: its operations plus the bytes of
+/// the activations it produces.
+double opCost(Operation *op) {
+  double bytes = 0;
+  for (Type type : op->getResultTypes())
+    bytes += bytesOf(type);
+  return flopsOf(op) + bytes;
+}
+
 struct SbpPipelineStagesPass
     : public oneflow::impl::SbpPipelineStagesBase<SbpPipelineStagesPass> {
   using Base::Base;
@@ -113,6 +124,9 @@ struct SbpPipelineStagesPass
       *stageOfIndex = balancedStages(forward);
     }
 
+    if (report)
+      printReport(forward, *stageOfIndex);
+
     // Every op with a place: its forward op's stage, or the latest stage of
     // its operands' producers.
     OpBuilder builder(&getContext());
@@ -135,6 +149,29 @@ struct SbpPipelineStagesPass
       stageOf[&op] = stage;
       op.setAttr(kStageAttrName, builder.getI64IntegerAttr(stage));
     }
+  }
+
+  /// One line per stage: its forward ops and its share of the cost.
+  void printReport(ArrayRef<Operation *> forward,
+                   ArrayRef<int64_t> stageOfIndex) {
+    SmallVector<double> cost(stages, 0);
+    SmallVector<int64_t> first(stages, -1), last(stages, -1);
+    double total = 0;
+    for (auto [index, op] : llvm::enumerate(forward)) {
+      double c = opCost(op);
+      int64_t stage = stageOfIndex[index];
+      cost[stage] += c;
+      total += c;
+      if (first[stage] < 0)
+        first[stage] = index;
+      last[stage] = index;
+    }
+    for (int64_t stage = 0; stage < stages; ++stage)
+      llvm::errs() << llvm::format(
+          "stage %lld: forward ops %lld-%lld (%lld ops), cost %.3g (%.1f%%)\n",
+          (long long)stage, (long long)first[stage], (long long)last[stage],
+          (long long)(last[stage] - first[stage] + 1), cost[stage],
+          total > 0 ? 100.0 * cost[stage] / total : 0.0);
   }
 
   /// The stages the user annotated on forward ops (unannotated ops follow
@@ -176,12 +213,8 @@ struct SbpPipelineStagesPass
   SmallVector<int64_t> balancedStages(ArrayRef<Operation *> forward) {
     int64_t n = forward.size();
     SmallVector<double> prefix(n + 1, 0);
-    for (int64_t i = 0; i < n; ++i) {
-      double bytes = 0;
-      for (Type type : forward[i]->getResultTypes())
-        bytes += bytesOf(type);
-      prefix[i + 1] = prefix[i] + flopsOf(forward[i]) + bytes;
-    }
+    for (int64_t i = 0; i < n; ++i)
+      prefix[i + 1] = prefix[i] + opCost(forward[i]);
     const double inf = std::numeric_limits<double>::infinity();
     // best[s][i]: the least bottleneck of cutting the first i ops into s
     // non-empty pieces; from[s][i]: where the last piece starts.

@@ -250,6 +250,8 @@ def SbpPipelineStages : Pass<"sbp-pipeline-stages", "ModuleOp"> {
   let options = [
     Option<"stages", "stages", "int64_t", /*default=*/"2",
            "Number of pipeline stages">,
+    Option<"report", "report", "bool", /*default=*/"false",
+           "Print each stage's forward ops and share of the cost to stderr">,
   ];
 }
 
