@@ -94,18 +94,26 @@ struct SbpPipelineStagesPass
       return signalPassFailure();
     }
 
-    // The forward program: one op per index (micro-batch 0's copy).
-    SmallVector<Operation *> forward;
+    // The forward program: one op per index (micro-batch 0's copy); the
+    // simplifications after autodiff may have removed a few.
+    SmallVector<Operation *> byIndex;
     graph.walk([&](Operation *op) {
       std::optional<Provenance> origin = getProvenance(op);
       if (!origin || origin->phase != "forward" || origin->opIndex < 0 ||
           origin->microbatch != 0)
         return;
-      if (size_t(origin->opIndex) >= forward.size())
-        forward.resize(origin->opIndex + 1, nullptr);
-      forward[origin->opIndex] = op;
+      if (size_t(origin->opIndex) >= byIndex.size())
+        byIndex.resize(origin->opIndex + 1, nullptr);
+      byIndex[origin->opIndex] = op;
     });
-    if (llvm::is_contained(forward, nullptr) || forward.empty()) {
+    SmallVector<Operation *> forward;
+    SmallVector<int64_t> indexOf;
+    for (auto [index, op] : llvm::enumerate(byIndex))
+      if (op) {
+        forward.push_back(op);
+        indexOf.push_back(index);
+      }
+    if (forward.empty()) {
       graph.emitError() << "no training graph to cut into stages: run "
                            "oneflow-autodiff first";
       return signalPassFailure();
@@ -126,6 +134,13 @@ struct SbpPipelineStagesPass
 
     if (report)
       printReport(forward, *stageOfIndex);
+    // Back to forward-op indices; removed ones follow the op before them.
+    SmallVector<int64_t> stageOfOpIndex(byIndex.size(), 0);
+    for (auto [position, index] : llvm::enumerate(indexOf))
+      stageOfOpIndex[index] = (*stageOfIndex)[position];
+    for (size_t index = 1; index < byIndex.size(); ++index)
+      if (!byIndex[index])
+        stageOfOpIndex[index] = stageOfOpIndex[index - 1];
 
     // Every op with a place: its forward op's stage, or the latest stage of
     // its operands' producers.
@@ -135,8 +150,8 @@ struct SbpPipelineStagesPass
       int64_t stage = -1;
       std::optional<Provenance> origin = getProvenance(&op);
       if (origin && origin->opIndex >= 0 &&
-          size_t(origin->opIndex) < stageOfIndex->size()) {
-        stage = (*stageOfIndex)[origin->opIndex];
+          size_t(origin->opIndex) < stageOfOpIndex.size()) {
+        stage = stageOfOpIndex[origin->opIndex];
       } else {
         for (Value operand : op.getOperands())
           if (Operation *producer = operand.getDefiningOp())
