@@ -33,11 +33,9 @@ struct AddLossPass : public oneflow::impl::AddLossBase<AddLossPass> {
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    auto graph = module.lookupSymbol<func::FuncOp>("main");
-    if (!graph) {
-      module.emitError() << "no @main graph to train";
+    auto graph = lookupGraph(module, "to train");
+    if (!graph)
       return signalPassFailure();
-    }
     if (loss != "cross-entropy" && loss != "mse") {
       module.emitError() << "unknown loss '" << loss
                          << "' (expected cross-entropy or mse)";

@@ -338,11 +338,9 @@ struct AutodiffPass : public oneflow::impl::AutodiffBase<AutodiffPass> {
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    auto graph = module.lookupSymbol<func::FuncOp>("main");
-    if (!graph) {
-      module.emitError() << "no @main graph to differentiate";
+    auto graph = lookupGraph(module, "to differentiate");
+    if (!graph)
       return signalPassFailure();
-    }
     if (wrt != "variables" && wrt != "arguments") {
       module.emitError() << "wrt must be 'variables' or 'arguments', got '"
                          << wrt << "'";

@@ -96,11 +96,9 @@ struct OptimizerPass : public oneflow::impl::OptimizerBase<OptimizerPass> {
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    auto graph = module.lookupSymbol<func::FuncOp>("main");
-    if (!graph) {
-      module.emitError() << "no @main graph to optimize";
+    auto graph = lookupGraph(module, "to optimize");
+    if (!graph)
       return signalPassFailure();
-    }
     if (optimizer != "sgd" && optimizer != "adamw") {
       module.emitError() << "unknown optimizer '" << optimizer
                          << "' (expected sgd or adamw)";

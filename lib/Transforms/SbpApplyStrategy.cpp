@@ -106,11 +106,9 @@ struct SbpApplyStrategyPass
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    auto graph = module.lookupSymbol<func::FuncOp>("main");
-    if (!graph) {
-      module.emitError() << "no @main graph to place";
+    auto graph = lookupGraph(module, "to place");
+    if (!graph)
       return signalPassFailure();
-    }
     SmallVector<int64_t> shape(meshShape.begin(), meshShape.end());
     if (shape.empty())
       shape.push_back(1);

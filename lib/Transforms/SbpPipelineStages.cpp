@@ -83,11 +83,9 @@ struct SbpPipelineStagesPass
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    auto graph = module.lookupSymbol<func::FuncOp>("main");
-    if (!graph) {
-      module.emitError() << "no @main graph to cut into stages";
+    auto graph = lookupGraph(module, "to cut into stages");
+    if (!graph)
       return signalPassFailure();
-    }
     if (stages < 1) {
       module.emitError() << "the number of stages must be positive, got "
                          << int64_t(stages);

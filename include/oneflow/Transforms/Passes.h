@@ -37,6 +37,15 @@ constexpr llvm::StringLiteral kStageAttrName = "oneflow.stage";
 /// Graph argument/result names (as in the ONNX model).
 constexpr llvm::StringLiteral kIONameAttrName = "onnx.name";
 
+/// The graph function @main of `module`, or null after an error saying
+/// there is no graph `purpose` (e.g. "to train").
+inline func::FuncOp lookupGraph(ModuleOp module, llvm::StringRef purpose) {
+  auto graph = module.lookupSymbol<func::FuncOp>("main");
+  if (!graph)
+    module.emitError() << "no @main graph " << purpose;
+  return graph;
+}
+
 #define GEN_PASS_DECL
 #include "oneflow/Transforms/Passes.h.inc"
 
