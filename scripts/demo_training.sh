@@ -88,10 +88,13 @@ echo "compiled in $(elapsed "$t"): $(ls "$WORK/train_plan" | tr '\n' ' ')"
 phase "Training: $STEPS steps of $BATCH images ($(awk -v s="$STEPS" -v b=$BATCH -v n="$NTRAIN" \
   'BEGIN { printf "%.1f", s * b / n }') epochs, shuffled) on $RANKS MPI ranks"
 t=$(date +%s.%N)
-logged "$WORK/train.log" "$RUN" "$WORK/train_plan" --np $RANKS \
+# Live progress: oneflow-run's line every 3 epochs (and the last step).
+"$RUN" "$WORK/train_plan" --np $RANKS \
   --data "x=$WORK/data/train_x.npy" --data "labels=$WORK/data/train_y.npy" \
-  --batch $BATCH --shuffle --seed 0 --steps "$STEPS" --quiet --metrics "$WORK/metrics.jsonl" \
-  --save "$WORK/ckpt" --export-onnx "$WORK/trained.onnx"
+  --batch $BATCH --shuffle --seed 0 --steps "$STEPS" --log-every 135 \
+  --metrics "$WORK/metrics.jsonl" --save "$WORK/ckpt" --export-onnx "$WORK/trained.onnx" \
+  2>&1 | tee "$WORK/train.log" | grep --line-buffered '^step ' | sed 's/^/  /'
+echo "summary of the loss per epoch window:"
 "$PYTHON" "$ROOT/python/tools/metrics_summary.py" "$WORK/metrics.jsonl" \
   --epoch-size "$NTRAIN" --batch $BATCH
 echo "trained in $(elapsed "$t"); last lines of oneflow-run's log:"
