@@ -119,6 +119,14 @@ Status CollectiveOp::run(const void *inPtr, void *outPtr) {
     alias.assign(in, in + layout.inBytes);
     in = alias.data();
   }
+  // Gathered blocks land group-major; when the output wants them inside
+  // an outer dimension, they are transposed into place afterwards.
+  auto unpackAfter = [&](Status received, const char *dst) {
+    if (received.ok() && layout.unpackOuter > 1)
+      transposeBlocks(dst, out, groupSize, layout.unpackOuter,
+                      layout.unpackBytes);
+    return received;
+  };
   switch (layout.kind) {
   case plan::Collective::ALL_REDUCE: {
     const int64_t n = layout.blockElements;
@@ -169,14 +177,10 @@ Status CollectiveOp::run(const void *inPtr, void *outPtr) {
   }
   case plan::Collective::ALL_GATHER: {
     char *dst = layout.unpackOuter > 1 ? received.data() : out;
-    if (Status s = check(MPI_Allgather(in, block, unit, dst, block, unit, comm),
-                         "MPI_Allgather");
-        !s.ok())
-      return s;
-    if (layout.unpackOuter > 1)
-      transposeBlocks(dst, out, groupSize, layout.unpackOuter,
-                      layout.unpackBytes);
-    return Status::success();
+    return unpackAfter(
+        check(MPI_Allgather(in, block, unit, dst, block, unit, comm),
+              "MPI_Allgather"),
+        dst);
   }
   case plan::Collective::ALL_TO_ALL: {
     const char *src = in;
@@ -186,14 +190,10 @@ Status CollectiveOp::run(const void *inPtr, void *outPtr) {
       src = packed.data();
     }
     char *dst = layout.unpackOuter > 1 ? received.data() : out;
-    if (Status s = check(MPI_Alltoall(src, block, unit, dst, block, unit, comm),
-                         "MPI_Alltoall");
-        !s.ok())
-      return s;
-    if (layout.unpackOuter > 1)
-      transposeBlocks(dst, out, groupSize, layout.unpackOuter,
-                      layout.unpackBytes);
-    return Status::success();
+    return unpackAfter(
+        check(MPI_Alltoall(src, block, unit, dst, block, unit, comm),
+              "MPI_Alltoall"),
+        dst);
   }
   case plan::Collective::RECV: {
     const int64_t n = layout.blockElements;

@@ -68,12 +68,12 @@ SmallVector<int64_t> factorSizes(const SbpFactorRule &rule, Operation *op) {
 struct SbpInferPass : public oneflow::impl::SbpInferBase<SbpInferPass> {
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    auto graph = module.lookupSymbol<func::FuncOp>("main");
+    func::FuncOp graph;
+    sbp::MeshOp mesh;
+    if (failed(getPlacedGraph(module, graph, mesh)))
+      return signalPassFailure();
     if (!graph)
       return;
-    sbp::MeshOp mesh = getGraphMesh(graph);
-    if (!mesh)
-      return signalPassFailure();
     meshShape.assign(mesh.getShape().begin(), mesh.getShape().end());
     placement = graph->getAttrOfType<FlatSymbolRefAttr>(
         sbp::SBPDialect::kPlacementAttrName);

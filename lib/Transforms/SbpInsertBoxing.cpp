@@ -21,12 +21,12 @@ struct SbpInsertBoxingPass
     : public oneflow::impl::SbpInsertBoxingBase<SbpInsertBoxingPass> {
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    auto graph = module.lookupSymbol<func::FuncOp>("main");
+    func::FuncOp graph;
+    sbp::MeshOp mesh;
+    if (failed(getPlacedGraph(module, graph, mesh)))
+      return signalPassFailure();
     if (!graph)
       return;
-    sbp::MeshOp mesh = getGraphMesh(graph);
-    if (!mesh)
-      return signalPassFailure();
     size_t meshRank = mesh.getShape().size();
     auto meshRef = FlatSymbolRefAttr::get(mesh.getSymNameAttr());
     MLIRContext *context = module.getContext();

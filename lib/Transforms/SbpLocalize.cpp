@@ -518,12 +518,12 @@ struct SbpLocalizePass
     : public oneflow::impl::SbpLocalizeBase<SbpLocalizePass> {
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    auto graph = module.lookupSymbol<func::FuncOp>("main");
+    func::FuncOp graph;
+    sbp::MeshOp mesh;
+    if (failed(getPlacedGraph(module, graph, mesh)))
+      return signalPassFailure();
     if (!graph)
       return;
-    sbp::MeshOp mesh = getGraphMesh(graph);
-    if (!mesh)
-      return signalPassFailure();
     SymbolTable symbols(module);
     for (int64_t device = 0; device < mesh.getNumDevices(); ++device) {
       RankLocalizer localizer(graph, mesh, device);

@@ -7,6 +7,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "SbpUtils.h"
+
 #include "oneflow/Dialect/OneFlow/OneFlowDialect.h"
 #include "oneflow/Transforms/Passes.h"
 #include "oneflow/Transforms/Provenance.h"
@@ -32,14 +34,6 @@ namespace {
 double elementsOf(Type type) {
   auto tensor = dyn_cast<RankedTensorType>(type);
   return tensor ? double(tensor.getNumElements()) : 0;
-}
-
-double bytesOf(Type type) {
-  auto tensor = dyn_cast<RankedTensorType>(type);
-  if (!tensor)
-    return 0;
-  unsigned bits = tensor.getElementType().getIntOrFloatBitWidth();
-  return double(tensor.getNumElements()) * std::max(1u, bits / 8);
 }
 
 /// Floating-point operations of a forward op (its backward costs about
@@ -73,7 +67,7 @@ double flopsOf(Operation *op) {
 double opCost(Operation *op) {
   double bytes = 0;
   for (Type type : op->getResultTypes())
-    bytes += bytesOf(type);
+    bytes += tensorBytes(type);
   return flopsOf(op) + bytes;
 }
 

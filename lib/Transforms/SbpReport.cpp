@@ -46,16 +46,16 @@ std::string collectives(ArrayRef<sbp::Sbp> from, ArrayRef<sbp::Sbp> to) {
 
 struct SbpReportPass : public oneflow::impl::SbpReportBase<SbpReportPass> {
   void runOnOperation() override {
-    auto graph = getOperation().lookupSymbol<func::FuncOp>("main");
+    func::FuncOp graph;
+    sbp::MeshOp mesh;
+    if (failed(getPlacedGraph(getOperation(), graph, mesh)))
+      return signalPassFailure();
     if (!graph)
       return;
-    sbp::MeshOp mesh = getGraphMesh(graph);
-    if (!mesh)
-      return signalPassFailure();
     SmallVector<int64_t> shape(mesh.getShape());
     llvm::raw_ostream &os = llvm::outs();
-    os << "SBP report: mesh " << meshString(shape) << " of "
-       << mesh.getDevice() << " devices\n";
+    os << "SBP report: mesh " << meshString(shape) << " of " << mesh.getDevice()
+       << " devices\n";
     double total = 0;
     unsigned boxings = 0;
     for (Operation &op : graph.getOps()) {
@@ -69,8 +69,8 @@ struct SbpReportPass : public oneflow::impl::SbpReportBase<SbpReportPass> {
         os << llvm::formatv("  boxing {0} -> {1} of {2}: {3}, {4} bytes "
                             "per device\n",
                             ndString(from), ndString(to),
-                            boxing.getInput().getType(),
-                            collectives(from, to), (int64_t)bytes);
+                            boxing.getInput().getType(), collectives(from, to),
+                            (int64_t)bytes);
         continue;
       }
       if (auto sig = op.getAttrOfType<sbp::SignatureAttr>(

@@ -19,6 +19,16 @@ sbp::MeshOp mlir::oneflow::getGraphMesh(func::FuncOp graph) {
   return sbp::lookupMesh(graph, placement);
 }
 
+LogicalResult mlir::oneflow::getPlacedGraph(ModuleOp module,
+                                            func::FuncOp &graph,
+                                            sbp::MeshOp &mesh) {
+  graph = module.lookupSymbol<func::FuncOp>("main");
+  if (!graph)
+    return success();
+  mesh = getGraphMesh(graph);
+  return success(bool(mesh));
+}
+
 NdSbp mlir::oneflow::broadcastNd(size_t rank) {
   return NdSbp(rank, Sbp::broadcast());
 }

@@ -16,6 +16,12 @@ using NdSbp = SmallVector<sbp::Sbp, 3>;
 /// The mesh @main is placed on, or null with an error.
 sbp::MeshOp getGraphMesh(func::FuncOp graph);
 
+/// @main of `module` and the mesh it is placed on: a null graph when there
+/// is no @main (nothing to distribute); failure, diagnosed, when @main is
+/// not placed.
+LogicalResult getPlacedGraph(ModuleOp module, func::FuncOp &graph,
+                             sbp::MeshOp &mesh);
+
 /// All-broadcast on a mesh of `rank` axes.
 NdSbp broadcastNd(size_t rank);
 
