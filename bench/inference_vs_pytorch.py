@@ -9,6 +9,7 @@ docs/benchmarks.md.
 """
 
 import argparse
+import ctypes
 import os
 import platform
 import re
@@ -46,8 +47,26 @@ def models():
     ]
 
 
-def time_torch(module, example, steps, threads):
+def set_torch_threads(threads):
+    """torch.set_num_threads(T) and the same T for the BLAS PyTorch calls.
+
+    Debian's PyTorch (BLAS_INFO=generic) does not tell OpenBLAS how many
+    threads to use, so its matrix products would run on every core even
+    with torch.set_num_threads(1): set the loaded OpenBLAS's count too.
+    """
     torch.set_num_threads(threads)
+    with open("/proc/self/maps") as maps:
+        libraries = {line.split()[-1] for line in maps if "openblas" in line}
+    for path in sorted(libraries):
+        if path.endswith(".so") or ".so." in path:
+            try:
+                ctypes.CDLL(path).openblas_set_num_threads(threads)
+            except (OSError, AttributeError):
+                pass
+
+
+def time_torch(module, example, steps, threads):
+    set_torch_threads(threads)
     times = []
     with torch.no_grad():
         for _ in range(3):
@@ -122,7 +141,7 @@ def main():
         MARKER_BEGIN,
         f"Inference, median of {args.steps} steps after warm-up, "
         f"{args.threads} thread(s) for both (OpenBLAS/OpenMP threads for "
-        f"OneFlow-MLIR, `torch.set_num_threads` for PyTorch "
+        f"OneFlow-MLIR, `torch.set_num_threads` and OpenBLAS threads for PyTorch "
         f"{torch.__version__}), on {cpu_name()} ({os.cpu_count()} cores).",
         "",
         "| model | configuration | OneFlow-MLIR ms | PyTorch ms | ratio | "

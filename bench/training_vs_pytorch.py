@@ -7,7 +7,7 @@ same thread count, and checks that both follow the same loss trajectory.
   /usr/bin/python3 bench/training_vs_pytorch.py [--bin build/bin] [--threads 1,2]
         [--optimizer sgd,adamw] [--steps 10] [--warmup 3] [--json FILE] [--torch-only]
 
-PyTorch: torch.set_num_threads(T); per step zero_grad(set_to_none), forward,
+PyTorch: torch.set_num_threads(T) and OpenBLAS's thread count T; per step zero_grad(set_to_none), forward,
 F.cross_entropy(logits.reshape(-1, 512), labels.reshape(-1)), backward, optimizer.step(); the
 median of --steps timed steps after --warmup untimed ones.
 
@@ -85,7 +85,7 @@ def batch_rows(step):
 
 
 def time_torch(module, tokens, labels, opt_name, threads, warmup, steps):
-    torch.set_num_threads(threads)
+    inference_vs_pytorch.set_torch_threads(threads)
     opt_cls, lr = OPTIMIZERS[opt_name]
     model = copy.deepcopy(module).train()
     opt = opt_cls(model.parameters(), lr=lr)

@@ -42,16 +42,25 @@ ONEFLOW_KERNEL void memrefCopy(int64_t elementSize, UnrankedMemRef *source,
     count *= src.sizes[d];
   if (count == 0)
     return;
-  std::vector<int64_t> index(rank, 0);
-  for (int64_t i = 0; i < count; ++i) {
+  // Trailing dimensions that are contiguous in both views copy as one run
+  // (a slice or concat piece copies row by row, not element by element).
+  int64_t inner = rank, run = 1;
+  while (inner > 0 && src.strides[inner - 1] == run &&
+         dst.strides[inner - 1] == run) {
+    --inner;
+    run *= src.sizes[inner];
+  }
+  size_t runBytes = run * elementSize;
+  std::vector<int64_t> index(inner, 0);
+  for (int64_t i = 0, runs = count / run; i < runs; ++i) {
     int64_t from = src.offset, to = dst.offset;
-    for (int64_t d = 0; d < rank; ++d) {
+    for (int64_t d = 0; d < inner; ++d) {
       from += index[d] * src.strides[d];
       to += index[d] * dst.strides[d];
     }
     std::memcpy(dst.base + to * elementSize, src.base + from * elementSize,
-                elementSize);
-    for (int64_t d = rank - 1; d >= 0; --d) {
+                runBytes);
+    for (int64_t d = inner - 1; d >= 0; --d) {
       if (++index[d] < src.sizes[d])
         break;
       index[d] = 0;

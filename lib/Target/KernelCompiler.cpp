@@ -40,15 +40,20 @@ using namespace mlir::oneflow;
 /// Suffix of the lowered kernel bodies; the entries keep the kernel names.
 static constexpr llvm::StringLiteral kBodySuffix = "_body";
 
-/// From oneflow kernels on tensors down to the LLVM dialect.
-static constexpr llvm::StringLiteral kLoweringPipeline =
+/// From oneflow kernels on tensors to loops over buffers, each kernel body
+/// taking its inputs and outputs as buffer arguments.
+static constexpr llvm::StringLiteral kBufferizationPipeline =
     "convert-oneflow-to-linalg,"
     "canonicalize,"
+    "oneflow-approximate-math,"
     "one-shot-bufferize{bufferize-function-boundaries "
     "function-boundary-type-conversion=identity-layout-map "
     "unknown-type-conversion=identity-layout-map},"
     "buffer-results-to-out-params{hoist-static-allocs modify-public-functions},"
-    "buffer-deallocation-pipeline,"
+    "buffer-deallocation-pipeline";
+
+/// From loops over buffers down to the LLVM dialect.
+static constexpr llvm::StringLiteral kLoopsToLLVMPipeline =
     "convert-linalg-to-parallel-loops,"
     "oneflow-serialize-small-parallel-loops,"
     "convert-scf-to-openmp,"
@@ -67,6 +72,20 @@ static constexpr llvm::StringLiteral kLoweringPipeline =
     "convert-cf-to-llvm,"
     "convert-openmp-to-llvm,"
     "reconcile-unrealized-casts";
+
+/// The plan gives every argument of a kernel its own register (kernels never
+/// run in place), so no two buffer arguments overlap; telling LLVM so lets
+/// it keep accumulators in registers and vectorize without run-time checks.
+static void markBuffersNoAlias(ModuleOp module) {
+  auto noalias = UnitAttr::get(module.getContext());
+  for (auto func : module.getOps<func::FuncOp>()) {
+    if (func.isDeclaration() || !func.getName().ends_with(kBodySuffix))
+      continue;
+    for (unsigned i = 0, e = func.getNumArguments(); i < e; ++i)
+      if (isa<MemRefType>(func.getArgument(i).getType()))
+        func.setArgAttr(i, LLVM::LLVMDialect::getNoAliasAttrName(), noalias);
+  }
+}
 
 /// Copies the kernels (and the declarations they call) into a new module.
 static OwningOpRef<ModuleOp> extractKernels(ModuleOp source,
@@ -215,11 +234,15 @@ LogicalResult mlir::oneflow::compileKernels(ModuleOp source,
   SmallVector<std::string> names;
   OwningOpRef<ModuleOp> module = extractKernels(source, names);
 
-  PassManager pm(context);
-  if (failed(parsePassPipeline(kLoweringPipeline, pm, llvm::errs())))
-    return source.emitError() << "invalid kernel lowering pipeline";
-  if (failed(pm.run(*module)))
-    return source.emitError() << "lowering the kernels failed";
+  for (StringRef pipeline : {kBufferizationPipeline, kLoopsToLLVMPipeline}) {
+    PassManager pm(context);
+    if (failed(parsePassPipeline(pipeline, pm, llvm::errs())))
+      return source.emitError() << "invalid kernel lowering pipeline";
+    if (failed(pm.run(*module)))
+      return source.emitError() << "lowering the kernels failed";
+    if (pipeline == kBufferizationPipeline)
+      markBuffersNoAlias(*module);
+  }
   if (failed(addEntryPoints(*module, names)))
     return failure();
 

@@ -22,6 +22,19 @@ def OutlineKernels : Pass<"oneflow-outline-kernels", "ModuleOp"> {
   let dependentDialects = ["::mlir::func::FuncDialect"];
 }
 
+def ApproximateMath : Pass<"oneflow-approximate-math"> {
+  let summary = "Replace f32 transcendental math ops by polynomial approximations";
+  let description = [{
+    `math.exp`, `math.erf`, `math.tanh`, `math.log` and friends on f32
+    become upstream MLIR's polynomial approximations: plain arithmetic that
+    LLVM vectorizes, where a libm call would keep the loop scalar. f64 ops
+    keep their libm calls (gradient checks rely on their accuracy).
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::vector::VectorDialect",
+                           "::mlir::math::MathDialect"];
+}
+
 def SerializeSmallParallelLoops
     : Pass<"oneflow-serialize-small-parallel-loops", "ModuleOp"> {
   let summary = "Run parallel loops with little work sequentially";

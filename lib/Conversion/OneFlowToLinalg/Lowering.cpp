@@ -233,8 +233,15 @@ Value lowering::buildReduction(OpBuilder &b, Location loc, Value input,
       b, loc, TypeRange{resultType}, ValueRange{input},
       ValueRange{filledTensor(b, loc, resultType, init)}, maps, iterators,
       [&](OpBuilder &nested, Location nestedLoc, ValueRange args) {
-        linalg::YieldOp::create(nested, nestedLoc,
-                                combine(nested, nestedLoc, args));
+        Value combined = combine(nested, nestedLoc, args);
+        // Reductions may reassociate (as PyTorch's vectorized ones do):
+        // that is what lets LLVM vectorize them.
+        if (auto fastMath = combined.getDefiningOp<arith::ArithFastMathInterface>())
+          fastMath->setAttr(fastMath.getFastMathAttrName(),
+                            arith::FastMathFlagsAttr::get(
+                                nested.getContext(),
+                                arith::FastMathFlags::reassoc));
+        linalg::YieldOp::create(nested, nestedLoc, combined);
       });
   return generic.getResult(0);
 }
