@@ -3,6 +3,7 @@
 #include "oneflow/Runtime/KernelLibrary.h"
 
 #include <dlfcn.h>
+#include <malloc.h>
 #include <mutex>
 #include <set>
 #include <sys/stat.h>
@@ -17,10 +18,22 @@ std::mutex &dlMutex() {
   static std::mutex mutex;
   return mutex;
 }
+
+/// Fused kernels allocate their scratch tensors with malloc at every firing.
+/// Serving them from the heap, and keeping freed memory there, spares each
+/// firing the mmap, page faults and munmap of fresh pages.
+void keepScratchMemoryInHeap() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    ::mallopt(M_MMAP_THRESHOLD, 32 << 20); // glibc's largest
+    ::mallopt(M_TRIM_THRESHOLD, 1 << 30);
+  });
+}
 } // namespace
 
 Expected<std::unique_ptr<KernelLibrary>>
 KernelLibrary::open(const std::string &path) {
+  keepScratchMemoryInHeap();
   struct stat info;
   if (::stat(path.c_str(), &info) != 0)
     return makeError("kernel library '", path, "' does not exist");

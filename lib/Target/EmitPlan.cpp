@@ -13,6 +13,7 @@
 #include "mlir/Pass/PassManager.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Format.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
@@ -80,6 +81,63 @@ static void deduplicateKernels(ModuleOp module) {
     kernel.erase();
 }
 
+namespace {
+/// What fusion did over all rank programs.
+struct FusionStats {
+  int64_t opsBefore = 0;     // kernel ops before fusion
+  int64_t fusedKernels = 0;  // oneflow.fused regions formed
+  double bytesInside = 0;    // tensors that stay inside a fused kernel
+};
+} // namespace
+
+/// Ops that become kernels: oneflow compute ops (not registers or copies).
+static bool isKernelOp(Operation &op) {
+  return isa<OneFlowDialect>(op.getDialect()) &&
+         !isa<ConstantOp, VariableOp, AssignOp>(op);
+}
+
+/// Runs oneflow-fuse on one rank program and adds to `stats` the ops it
+/// grouped and the bytes of values that no longer need a register.
+static LogicalResult fuseGraph(func::FuncOp graph, FusionStats &stats) {
+  stats.opsBefore += llvm::count_if(graph.getOps(), isKernelOp);
+  PassManager pm(graph.getContext(), func::FuncOp::getOperationName());
+  pm.addPass(createFuse());
+  if (failed(pm.run(graph)))
+    return failure();
+  for (auto fused : graph.getOps<FusedOp>()) {
+    ++stats.fusedKernels;
+    for (Operation &op : fused.getBody().front().without_terminator())
+      for (Value result : op.getResults())
+        if (llvm::all_of(result.getUsers(), [&](Operation *user) {
+              return !isa<YieldOp>(user);
+            }))
+          if (auto type = dyn_cast<RankedTensorType>(result.getType()))
+            stats.bytesInside += type.getNumElements() *
+                                 (type.getElementTypeBitWidth() / 8.0);
+  }
+  return success();
+}
+
+static void printFusionReport(llvm::raw_ostream &os,
+                              ArrayRef<RankGraph> graphs,
+                              const FusionStats &stats, bool fused) {
+  int64_t kernels = 0;
+  for (const RankGraph &rankGraph : graphs)
+    kernels += llvm::count_if(func::FuncOp(rankGraph.graph).getOps(),
+                              [](Operation &op) {
+      auto call = dyn_cast<func::CallOp>(op);
+      return call && !call.getCallee().starts_with("kernel_copy_output");
+    });
+  os << "kernels: " << kernels << " over " << graphs.size() << " rank(s)";
+  if (!fused) {
+    os << " (fusion off)\n";
+    return;
+  }
+  os << " from " << stats.opsBefore << " ops (" << stats.fusedKernels
+     << " fused kernels); intermediate tensors kept inside kernels: "
+     << llvm::format("%.0f", stats.bytesInside) << " bytes\n";
+}
+
 /// Writes `data` to `path` through a temporary file and a rename, so that a
 /// crash never leaves a half-written file behind.
 static LogicalResult writeAtomically(Location loc, StringRef path,
@@ -135,15 +193,15 @@ LogicalResult mlir::oneflow::emitPlan(ModuleOp module,
   if (failed(graphs))
     return failure();
 
+  FusionStats stats;
   for (RankGraph &rankGraph : *graphs) {
     func::FuncOp graph = rankGraph.graph;
+    if (options.fuse && failed(fuseGraph(graph, stats)))
+      return failure();
     // Only oneflow compute ops become kernels: variables, constants and
     // assigns are registers and copies, and sbp ops (collective, send, recv)
     // are COLLECTIVE tasks of their own, which OutlineKernels leaves alone.
-    bool outlined = llvm::none_of(graph.getOps(), [](Operation &op) {
-      return isa<OneFlowDialect>(op.getDialect()) &&
-             !isa<ConstantOp, VariableOp, AssignOp>(op);
-    });
+    bool outlined = llvm::none_of(graph.getOps(), isKernelOp);
     if (!outlined) {
       PassManager pm(module.getContext());
       OutlineKernelsOptions outline;
@@ -157,6 +215,8 @@ LogicalResult mlir::oneflow::emitPlan(ModuleOp module,
 
   if (graphs->size() > 1)
     deduplicateKernels(module);
+  if (options.report)
+    printFusionReport(*options.report, *graphs, stats, options.fuse);
 
   FailureOr<BuiltPlan> built = buildPlan(*graphs, numRanks);
   if (failed(built))

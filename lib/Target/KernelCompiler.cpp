@@ -45,6 +45,8 @@ static constexpr llvm::StringLiteral kBodySuffix = "_body";
 static constexpr llvm::StringLiteral kBufferizationPipeline =
     "convert-oneflow-to-linalg,"
     "canonicalize,"
+    "linalg-fuse-elementwise-ops,"
+    "canonicalize,"
     "oneflow-approximate-math,"
     "one-shot-bufferize{bufferize-function-boundaries "
     "function-boundary-type-conversion=identity-layout-map "
@@ -56,6 +58,7 @@ static constexpr llvm::StringLiteral kBufferizationPipeline =
 static constexpr llvm::StringLiteral kLoopsToLLVMPipeline =
     "convert-linalg-to-parallel-loops,"
     "oneflow-serialize-small-parallel-loops,"
+    "oneflow-sequential-inner-loops,"
     "convert-scf-to-openmp,"
     "lower-affine,"
     "expand-strided-metadata,"
@@ -184,6 +187,12 @@ static LogicalResult emitObject(ModuleOp module, StringRef objectPath) {
       llvm::CodeGenOptLevel::Aggressive));
   llvmModule->setDataLayout(machine->createDataLayout());
   llvmModule->setTargetTriple(triple);
+  if (const char *dump = std::getenv("ONEFLOW_DUMP_KERNELS_LL")) {
+    std::error_code ec;
+    llvm::raw_fd_ostream os(dump, ec, llvm::sys::fs::OF_None);
+    if (!ec)
+      llvmModule->print(os, nullptr);
+  }
 
   auto optimize = makeOptimizingTransformer(/*optLevel=*/3, /*sizeLevel=*/0,
                                             machine.get());

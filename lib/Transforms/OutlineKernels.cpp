@@ -6,6 +6,7 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/SymbolTable.h"
+#include "mlir/Transforms/RegionUtils.h"
 
 namespace mlir {
 namespace oneflow {
@@ -38,28 +39,50 @@ struct OutlineKernelsPass
       if (!isa<OneFlowDialect>(op.getDialect()) ||
           isa<ConstantOp, VariableOp, AssignOp>(op))
         continue;
+      // A fused region's kernel takes the values its body reads from above.
+      auto fused = dyn_cast<FusedOp>(op);
+      SetVector<Value> inputs;
+      if (fused)
+        getUsedValuesDefinedAbove(fused.getBody(), inputs);
+      else
+        inputs.insert(op.operand_begin(), op.operand_end());
+      std::string name = op.getName().stripDialect().str();
+      if (fused)
+        name = "fused_" + getFusionRoot(fused.getBody().front())
+                              ->getName()
+                              .stripDialect()
+                              .str();
+
       builder.setInsertionPoint(graph);
-      auto type = builder.getFunctionType(op.getOperandTypes(),
+      auto type = builder.getFunctionType(ValueRange(inputs.getArrayRef()).getTypes(),
                                           op.getResultTypes());
       auto kernel = func::FuncOp::create(
           builder, op.getLoc(),
-          "kernel_" + std::to_string(counter++) + "_" +
-              op.getName().stripDialect().str(),
-          type);
+          "kernel_" + std::to_string(counter++) + "_" + name, type);
       kernel.setPrivate();
       kernel->setAttr(kKernelAttrName, builder.getUnitAttr());
       symbols.insert(kernel);
 
       Block *body = kernel.addEntryBlock();
       IRMapping mapping;
-      mapping.map(op.getOperands(), body->getArguments());
+      mapping.map(inputs.getArrayRef(), body->getArguments());
       builder.setInsertionPointToStart(body);
-      Operation *clone = builder.clone(op, mapping);
-      func::ReturnOp::create(builder, op.getLoc(), clone->getResults());
+      if (fused) {
+        for (Operation &nested : fused.getBody().front().without_terminator())
+          builder.clone(nested, mapping);
+        auto yield = cast<YieldOp>(fused.getBody().front().getTerminator());
+        SmallVector<Value> results;
+        for (Value value : yield.getValues())
+          results.push_back(mapping.lookup(value));
+        func::ReturnOp::create(builder, op.getLoc(), results);
+      } else {
+        Operation *clone = builder.clone(op, mapping);
+        func::ReturnOp::create(builder, op.getLoc(), clone->getResults());
+      }
 
       builder.setInsertionPoint(&op);
       auto call = func::CallOp::create(builder, op.getLoc(), kernel,
-                                       op.getOperands());
+                                       inputs.getArrayRef());
       op.replaceAllUsesWith(call.getResults());
       op.erase();
     }

@@ -65,6 +65,10 @@ static llvm::cl::opt<std::string> strategyOption(
 static llvm::cl::opt<std::string>
     deviceOption("device", llvm::cl::desc("Device kind: cpu or cuda"),
                  llvm::cl::init("cpu"));
+static llvm::cl::opt<bool> noFuseOption(
+    "no-fuse",
+    llvm::cl::desc("With --emit=plan: one kernel per op (no kernel fusion)"),
+    llvm::cl::init(false));
 static llvm::cl::opt<bool> sbpReport(
     "sbp-report",
     llvm::cl::desc("Print each op's SBP signature and the bytes every boxing "
@@ -316,6 +320,8 @@ static int compileToPlan(llvm::StringRef input, llvm::StringRef outputDir,
   options.outputDir = outputDir.str();
   if (input.ends_with(".onnx"))
     options.sourceModel = input.str();
+  options.fuse = !noFuseOption;
+  options.report = &llvm::errs();
   return failed(oneflow::emitPlan(*module, options)) ? 1 : 0;
 }
 

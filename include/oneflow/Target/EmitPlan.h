@@ -23,6 +23,10 @@ struct EmitPlanOptions {
   /// The ONNX model the module was imported from (copied into the plan for
   /// exporting trained weights); empty when not from ONNX.
   std::string sourceModel;
+  /// Group ops into fused kernels (oneflow-fuse) before outlining.
+  bool fuse = true;
+  /// Where to print the kernel count and what fusion saved; null: nowhere.
+  llvm::raw_ostream *report = nullptr;
 };
 
 /// Outlines the kernels of @main (when not done yet), compiles them and writes

@@ -46,6 +46,20 @@ inline func::FuncOp lookupGraph(ModuleOp module, llvm::StringRef purpose) {
   return graph;
 }
 
+/// How an op takes part in kernel fusion (oneflow-fuse).
+enum class FusionKind {
+  Opaque,      // a kernel of its own (or not a kernel at all)
+  Elementwise, // elementwise, with numpy broadcasting
+  Movement,    // reshape, transpose, slices, concatenation
+  Reduction,   // reductions and normalizations, forward and backward
+  Library,     // a BLAS or convolution call: fuses epilogues only
+};
+FusionKind getFusionKind(Operation *op);
+
+/// The op a fused kernel is named and located after: its library call,
+/// else its (last) reduction, else its last op.
+Operation *getFusionRoot(Block &body);
+
 #define GEN_PASS_DECL
 #include "oneflow/Transforms/Passes.h.inc"
 

@@ -9,11 +9,11 @@ def OutlineKernels : Pass<"oneflow-outline-kernels", "ModuleOp"> {
   let summary = "Outline every compute op of @main into its own kernel function";
   let description = [{
     Each oneflow op of the graph function (other than constants and
-    variables) moves into a private `func.func @kernel_<n>` marked
-    `oneflow.kernel`, and the graph calls it. The graph function then reads
-    as the task graph of the plan: one call per kernel task, one SSA value
-    per register. Kernel fusion later outlines groups of ops instead of
-    single ones.
+    variables) moves into a private `func.func @kernel_<n>_<op>` marked
+    `oneflow.kernel`, and the graph calls it; a `oneflow.fused` region
+    becomes one `@kernel_<n>_fused_<root op>` taking the values its body
+    reads from above. The graph function then reads as the task graph of
+    the plan: one call per kernel task, one SSA value per register.
   }];
   let options = [
     Option<"graphFunction", "graph", "std::string", /*default=*/"\"main\"",
@@ -35,6 +35,23 @@ def ApproximateMath : Pass<"oneflow-approximate-math"> {
                            "::mlir::math::MathDialect"];
 }
 
+def Fuse : Pass<"oneflow-fuse", "::mlir::func::FuncOp"> {
+  let summary = "Group a rank's ops into fused kernels";
+  let description = [{
+    Greedy producer-consumer fusion on a localized rank program (see
+    Fuse.cpp): chains of elementwise and broadcasting ops, reductions and
+    normalizations with their elementwise producers and consumers, and
+    elementwise epilogues (bias, activation, residual) of matrix products
+    and convolutions. Each group of two or more ops becomes a
+    `oneflow.fused` region, which `oneflow-outline-kernels` turns into one
+    kernel; values used only inside a group never become registers. No op
+    is duplicated; nothing fuses across a collective, a send or a receive,
+    nor across training phases or micro-batches. Kernel functions are left
+    alone.
+  }];
+  let dependentDialects = ["::mlir::oneflow::OneFlowDialect"];
+}
+
 def SerializeSmallParallelLoops
     : Pass<"oneflow-serialize-small-parallel-loops", "ModuleOp"> {
   let summary = "Run parallel loops with little work sequentially";
@@ -49,6 +66,25 @@ def SerializeSmallParallelLoops
            "Iterations (innermost bodies) below which a loop stays sequential">,
   ];
   let dependentDialects = ["::mlir::scf::SCFDialect"];
+}
+
+def SequentialInnerLoops
+    : Pass<"oneflow-sequential-inner-loops", "ModuleOp"> {
+  let summary = "Give parallel loops a sequential, vectorizable innermost loop";
+  let description = [{
+    OpenMP collapses every dimension of an `scf.parallel` into one loop, so
+    the contiguous innermost index would come back through divisions and
+    LLVM could not vectorize. Each outermost reduction-free `scf.parallel`
+    with two or more dimensions keeps its last dimension as an `scf.for`
+    inside; a one-dimensional one runs blocks of `block` iterations in
+    parallel and the iterations of a block sequentially.
+  }];
+  let options = [
+    Option<"block", "block", "int64_t", /*default=*/"1024",
+           "Iterations per parallel block of a one-dimensional loop">,
+  ];
+  let dependentDialects = ["::mlir::scf::SCFDialect",
+                           "::mlir::arith::ArithDialect"];
 }
 
 def SbpApplyStrategy : Pass<"sbp-apply-strategy", "ModuleOp"> {

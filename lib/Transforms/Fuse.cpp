@@ -1,0 +1,338 @@
+//===- Fuse.cpp - Group ops into fused kernels ----------------------------===//
+//
+// Greedy producer-consumer fusion in the spirit of XLA's and IREE's dispatch
+// formation, on a rank's program after boxing and localization:
+//
+//  * elementwise and broadcasting ops fuse with their producers and
+//    consumers;
+//  * a reduction (reduce_*, softmax, layer_norm and their gradients,
+//    cross-entropy) takes its elementwise producers and consumers, so a
+//    normalization or a softmax backward is one kernel;
+//  * a matrix product or convolution takes elementwise consumers of its
+//    result as an epilogue (bias, activation, residual add) and may compute
+//    its operands first in the same kernel; a kernel holds at most one such
+//    library call;
+//  * data movement (reshape, transpose, slices, concatenation) goes with
+//    any of them;
+//  * the optimizer's elementwise updates of all parameters, independent of
+//    each other, become one kernel (horizontal fusion, like PyTorch's
+//    multi-tensor apply).
+//
+// Every op lands in exactly one group, so nothing is computed twice: a
+// value used both inside and after a group becomes one of its results.
+// Collectives, sends and receives are never fused and groups never reach
+// across one (the program is cut into segments at each of them), nor across
+// forward/backward/update phases or micro-batches. Groups that would make
+// the program cyclic are not merged.
+//
+//===----------------------------------------------------------------------===//
+
+#include "oneflow/Dialect/OneFlow/OneFlowDialect.h"
+#include "oneflow/Transforms/Passes.h"
+#include "oneflow/Transforms/Provenance.h"
+
+#include "mlir/IR/Builders.h"
+#include "llvm/ADT/EquivalenceClasses.h"
+
+#include <queue>
+
+namespace mlir {
+namespace oneflow {
+#define GEN_PASS_DEF_FUSE
+#include "oneflow/Transforms/Passes.h.inc"
+} // namespace oneflow
+} // namespace mlir
+
+using namespace mlir;
+using namespace mlir::oneflow;
+
+FusionKind mlir::oneflow::getFusionKind(Operation *op) {
+  if (!isa<OneFlowDialect>(op->getDialect()) ||
+      isa<ConstantOp, VariableOp, AssignOp, FusedOp, YieldOp>(op))
+    return FusionKind::Opaque;
+  if (isa<ReduceSumOp, ReduceMeanOp, ReduceMaxOp, ReduceMinOp, ReduceProdOp,
+          SoftmaxOp, LogSoftmaxOp, LayerNormOp, LayerNormGradOp,
+          SoftmaxCrossEntropyOp, SoftmaxCrossEntropyGradOp, MseLossOp>(op))
+    return FusionKind::Reduction;
+  if (isa<MatmulOp, BatchMatmulOp, Conv2DOp>(op))
+    return FusionKind::Library;
+  if (isa<ReshapeOp, FlattenOp, SqueezeOp, UnsqueezeOp, TransposeOp,
+          ExpandOp, SliceOp, SplitOp, ConcatOp>(op))
+    return FusionKind::Movement;
+  // Unary ops keep their operand's type; binary ops broadcast.
+  if ((op->hasTrait<OpTrait::SameOperandsAndResultType>() &&
+       op->getNumOperands() == 1 && !isa<CumSumOp>(op)) ||
+      op->hasTrait<OpTrait::ResultsBroadcastableShape>() ||
+      isa<WhereOp, CastOp, BatchNormOp>(op))
+    return FusionKind::Elementwise;
+  return FusionKind::Opaque;
+}
+
+Operation *mlir::oneflow::getFusionRoot(Block &body) {
+  Operation *root = nullptr;
+  for (FusionKind kind : {FusionKind::Reduction, FusionKind::Library})
+    for (Operation &op : body)
+      if (getFusionKind(&op) == kind)
+        root = &op;
+  if (root)
+    return root;
+  for (Operation &op : llvm::reverse(body))
+    if (!op.hasTrait<OpTrait::IsTerminator>())
+      return &op;
+  return nullptr;
+}
+
+namespace {
+
+/// What a group holds, kept for its leader.
+struct GroupInfo {
+  bool hasLibrary = false;
+  unsigned size = 1;
+};
+
+class Fuser {
+public:
+  explicit Fuser(Block &block) : block(block) {}
+
+  /// Forms the groups and rewrites the block; returns the number of groups
+  /// with more than one op.
+  unsigned run() {
+    number();
+    for (Operation *consumer : ops)
+      for (Value operand : consumer->getOperands())
+        if (Operation *producer = operand.getDefiningOp();
+            producer && producer->getBlock() == &block)
+          tryMerge(producer, consumer);
+    mergeUpdates();
+    return materialize();
+  }
+
+private:
+  void number() {
+    int64_t segment = 0;
+    for (Operation &op : block.without_terminator()) {
+      index[&op] = ops.size();
+      ops.push_back(&op);
+      // Communication ops cut the program: nothing fuses across them.
+      if (!isa<OneFlowDialect>(op.getDialect()))
+        ++segment;
+      segmentOf[&op] = segment;
+      groups.insert(&op);
+      info[&op] = {getFusionKind(&op) == FusionKind::Library, 1};
+    }
+  }
+
+  Operation *leader(Operation *op) { return groups.getLeaderValue(op); }
+
+  /// Phase and micro-batch: ops of different ones never share a kernel.
+  static std::pair<StringRef, int64_t> phaseOf(Operation *op) {
+    if (std::optional<Provenance> p = getProvenance(op))
+      return {p->phase, p->microbatch};
+    return {"", 0};
+  }
+
+  /// Whether the edge producer -> consumer may be fused, by op kinds.
+  static bool kindsAllow(Operation *producer, Operation *consumer) {
+    FusionKind p = getFusionKind(producer), c = getFusionKind(consumer);
+    if (p == FusionKind::Opaque || c == FusionKind::Opaque)
+      return false;
+    // A library call reads whole operands, which its kernel may compute
+    // first (a prologue: nothing is recomputed, it only saves a kernel).
+    if (c == FusionKind::Library)
+      return true;
+    // An epilogue runs over the product's own result, not a broadcast
+    // or reduced view of it.
+    if (p == FusionKind::Library)
+      return (c == FusionKind::Elementwise || c == FusionKind::Movement) &&
+             consumer->getResult(0).getType() ==
+                 producer->getResult(0).getType();
+    return true;
+  }
+
+  /// Whether some op outside both groups lies on a path from group `from`
+  /// to group `to` (merging them would then need that op inside).
+  bool pathOutside(Operation *from, Operation *to) {
+    int64_t limit = 0;
+    for (Operation *member : groups.members(to))
+      limit = std::max(limit, index[member]);
+    SmallVector<Operation *> stack;
+    DenseSet<Operation *> seen;
+    auto pushUsersOf = [&](Operation *op, bool fromGroup) {
+      for (Operation *user : op->getUsers()) {
+        user = block.findAncestorOpInBlock(*user);
+        if (!user || user->hasTrait<OpTrait::IsTerminator>() ||
+            index[user] > limit)
+          continue;
+        Operation *lead = leader(user);
+        if (fromGroup && (lead == from || lead == to))
+          continue;
+        if (seen.insert(user).second)
+          stack.push_back(user);
+      }
+    };
+    for (Operation *member : groups.members(from))
+      pushUsersOf(member, /*fromGroup=*/true);
+    while (!stack.empty()) {
+      Operation *op = stack.pop_back_val();
+      Operation *lead = leader(op);
+      if (lead == to)
+        return true;
+      if (lead == from)
+        continue;
+      pushUsersOf(op, /*fromGroup=*/false);
+    }
+    return false;
+  }
+
+  void tryMerge(Operation *producer, Operation *consumer) {
+    Operation *from = leader(producer), *to = leader(consumer);
+    if (from == to || segmentOf[producer] != segmentOf[consumer] ||
+        phaseOf(producer) != phaseOf(consumer) ||
+        !kindsAllow(producer, consumer))
+      return;
+    GroupInfo a = info[from], b = info[to];
+    if (a.hasLibrary && b.hasLibrary)
+      return;
+    if (pathOutside(from, to))
+      return;
+    groups.unionSets(from, to);
+    Operation *merged = leader(from);
+    info[merged] = {a.hasLibrary || b.hasLibrary, a.size + b.size};
+  }
+
+  /// Merges the groups of the optimizer update that are pure elementwise
+  /// work, segment by segment, when neither reaches the other.
+  void mergeUpdates() {
+    DenseMap<int64_t, Operation *> current; // segment -> update group
+    for (Operation *op : ops) {
+      if (phaseOf(op).first != "update")
+        continue;
+      Operation *lead = leader(op);
+      if (!isPureElementwise(lead))
+        continue;
+      Operation *&group = current[segmentOf[op]];
+      if (!group) {
+        group = lead;
+        continue;
+      }
+      Operation *other = leader(group);
+      if (other == lead || pathOutside(other, lead) ||
+          pathOutside(lead, other))
+        continue;
+      unsigned size = info[other].size + info[lead].size;
+      groups.unionSets(other, lead);
+      group = leader(lead);
+      info[group] = {false, size};
+    }
+  }
+
+  bool isPureElementwise(Operation *lead) {
+    return llvm::all_of(groups.members(lead), [](Operation *member) {
+      FusionKind kind = getFusionKind(member);
+      return kind == FusionKind::Elementwise || kind == FusionKind::Movement;
+    });
+  }
+
+  /// Reorders the block so each group is contiguous (a topological order
+  /// that keeps the original one where it can), then wraps the groups of
+  /// two or more ops into oneflow.fused regions.
+  unsigned materialize() {
+    // Nodes are group leaders, ordered by their last member.
+    DenseMap<Operation *, int64_t> priority;
+    DenseMap<Operation *, SmallVector<Operation *>> members;
+    for (Operation *op : ops) {
+      Operation *lead = leader(op);
+      members[lead].push_back(op);
+      priority[lead] = index[op];
+    }
+    DenseMap<Operation *, unsigned> pending;
+    DenseMap<Operation *, SmallVector<Operation *>> successors;
+    for (auto &[lead, list] : members) {
+      DenseSet<Operation *> preds;
+      for (Operation *op : list)
+        op->walk([&](Operation *nested) {
+          for (Value operand : nested->getOperands()) {
+            Operation *def = operand.getDefiningOp();
+            if (!def)
+              continue;
+            def = block.findAncestorOpInBlock(*def);
+            if (!def || leader(def) == lead)
+              continue;
+            if (preds.insert(leader(def)).second)
+              successors[leader(def)].push_back(lead);
+          }
+        });
+      pending[lead] = preds.size();
+    }
+    using Entry = std::pair<int64_t, Operation *>;
+    std::priority_queue<Entry, std::vector<Entry>, std::greater<Entry>> ready;
+    for (auto &[lead, count] : pending)
+      if (count == 0)
+        ready.push({priority[lead], lead});
+
+    Operation *terminator = block.getTerminator();
+    OpBuilder builder(terminator);
+    unsigned fused = 0;
+    while (!ready.empty()) {
+      Operation *lead = ready.top().second;
+      ready.pop();
+      for (Operation *next : successors[lead])
+        if (--pending[next] == 0)
+          ready.push({priority[next], next});
+      SmallVector<Operation *> &list = members[lead];
+      if (list.size() == 1) {
+        list.front()->moveBefore(terminator);
+        continue;
+      }
+      wrap(builder, list);
+      ++fused;
+    }
+    return fused;
+  }
+
+  /// Moves `list` (in program order) into a new oneflow.fused before the
+  /// block's terminator.
+  void wrap(OpBuilder &builder, ArrayRef<Operation *> list) {
+    DenseSet<Operation *> inside(list.begin(), list.end());
+    SmallVector<Value> escaping;
+    for (Operation *op : list)
+      for (Value result : op->getResults())
+        if (llvm::any_of(result.getUsers(), [&](Operation *user) {
+              return !inside.contains(block.findAncestorOpInBlock(*user));
+            }))
+          escaping.push_back(result);
+
+    // The kernel is named and located after its main op.
+    Block staging;
+    for (Operation *op : list)
+      op->moveBefore(&staging, staging.end());
+    Operation *root = getFusionRoot(staging);
+    auto fusedOp = FusedOp::create(builder, root->getLoc(),
+                                   ValueRange(escaping).getTypes());
+    Block &body = fusedOp.getBody().front();
+    body.getOperations().splice(body.end(), staging.getOperations());
+    OpBuilder::InsertionGuard guard(builder);
+    builder.setInsertionPointToEnd(&body);
+    YieldOp::create(builder, root->getLoc(), escaping);
+    for (auto [value, result] : llvm::zip(escaping, fusedOp.getResults()))
+      value.replaceUsesWithIf(result, [&](OpOperand &use) {
+        return !fusedOp->isProperAncestor(use.getOwner());
+      });
+  }
+
+  Block &block;
+  SmallVector<Operation *> ops;
+  DenseMap<Operation *, int64_t> index, segmentOf;
+  llvm::EquivalenceClasses<Operation *> groups;
+  DenseMap<Operation *, GroupInfo> info;
+};
+
+struct FusePass : public oneflow::impl::FuseBase<FusePass> {
+  void runOnOperation() override {
+    func::FuncOp func = getOperation();
+    if (func.isDeclaration() || func->hasAttr(kKernelAttrName))
+      return;
+    Fuser(func.getBody().front()).run();
+  }
+};
+} // namespace
