@@ -17,6 +17,10 @@ config.substitutions.append(("%PATH%", config.environment["PATH"]))
 config.substitutions.append(("%python", config.python_executable))
 
 llvm_config.with_system_environment(["HOME", "INCLUDE", "LIB", "TMP", "TEMP"])
+# `lit --param no_fuse=1`: every plan compiled without kernel fusion.
+if lit_config.params.get("no_fuse") == "1":
+    config.environment["ONEFLOW_NO_FUSE"] = "1"
+    config.available_features.add("no-fuse")
 llvm_config.use_default_substitutions()
 
 tool_dirs = [config.oneflow_tools_dir, config.llvm_tools_dir]

@@ -45,3 +45,29 @@ func.func @main(%x: tensor<8x4xf32>) -> (tensor<2x4xf32>, tensor<6x4xf32>) {
 func.func @main() {
   return
 }
+
+// -----
+
+// A fused region becomes one kernel named after its main op, taking the
+// values its body reads from above; its yielded values are the results.
+// CHECK-LABEL: func.func private @kernel_0_fused_matmul(
+// CHECK-SAME:    %[[X:.*]]: tensor<4x16xf32>, %[[W:.*]]: tensor<16x8xf32>, %[[B:.*]]: tensor<8xf32>) -> (tensor<4x8xf32>, tensor<4x8xf32>) attributes {oneflow.kernel}
+// CHECK-NEXT:    %[[P:.*]] = oneflow.matmul %[[X]], %[[W]]
+// CHECK-NEXT:    %[[S:.*]] = oneflow.add %[[P]], %[[B]]
+// CHECK-NEXT:    %[[R:.*]] = oneflow.relu %[[S]]
+// CHECK-NEXT:    return %[[S]], %[[R]]
+// CHECK-LABEL: func.func @main(
+// CHECK:         %[[K:.*]]:2 = call @kernel_0_fused_matmul(%{{.*}}, %{{.*}}, %{{.*}})
+// CHECK-NEXT:    %[[N:.*]] = call @kernel_1_neg(%[[K]]#0)
+// CHECK-NEXT:    return %[[K]]#1, %[[N]]
+func.func @main(%x: tensor<4x16xf32>, %b: tensor<8xf32>) -> (tensor<4x8xf32>, tensor<4x8xf32>) {
+  %w = oneflow.variable @w : tensor<16x8xf32>
+  %f:2 = oneflow.fused -> tensor<4x8xf32>, tensor<4x8xf32> {
+    %p = oneflow.matmul %x, %w : (tensor<4x16xf32>, tensor<16x8xf32>) -> tensor<4x8xf32>
+    %s = oneflow.add %p, %b : (tensor<4x8xf32>, tensor<8xf32>) -> tensor<4x8xf32>
+    %r = oneflow.relu %s : tensor<4x8xf32>
+    oneflow.yield %s, %r : tensor<4x8xf32>, tensor<4x8xf32>
+  }
+  %n = oneflow.neg %f#0 : tensor<4x8xf32>
+  return %f#1, %n : tensor<4x8xf32>, tensor<4x8xf32>
+}
