@@ -44,19 +44,67 @@ inline int64_t source(int64_t out, int64_t k, int64_t stride, int64_t pad,
   return in >= 0 && in < size ? in : -1;
 }
 
+/// Unfolds `image` into rows of `cols` (row r of the window elements starts
+/// at cols + r * ld).
+/// im2col of a stride-1 "same" convolution: each row is the image plane
+/// shifted by the tap's offset (one copy), with the rows and columns that
+/// fall in the padding zeroed.
 template <typename T>
-void im2col(const T *image, T *cols, const ConvShape &s, int64_t channels) {
+void im2colSame(const T *image, T *cols, const ConvShape &s, int64_t channels,
+                int64_t ld) {
+  int64_t plane = s.h * s.w;
   for (int64_t c = 0; c < channels; ++c)
     for (int64_t i = 0; i < s.kh; ++i)
       for (int64_t j = 0; j < s.kw; ++j) {
-        T *row = cols + ((c * s.kh + i) * s.kw + j) * s.oh * s.ow;
+        T *row = cols + ((c * s.kh + i) * s.kw + j) * ld;
+        const T *in = image + c * plane;
+        int64_t dx = j - s.pl, shift = (i - s.pt) * s.w + dx;
+        int64_t begin = std::clamp<int64_t>(-shift, 0, plane),
+                end = std::clamp<int64_t>(plane - shift, begin, plane);
+        std::fill(row, row + begin, T(0));
+        std::copy(in + begin + shift, in + end + shift, row + begin);
+        std::fill(row + end, row + plane, T(0));
+        // Columns whose tap reads left or right of the image.
+        int64_t zeroFrom = dx < 0 ? 0 : s.w - dx, zeroTo = dx < 0 ? -dx : s.w;
+        if (dx != 0)
+          for (int64_t y = 0; y < s.h; ++y)
+            for (int64_t x = zeroFrom; x < zeroTo; ++x)
+              row[y * s.w + x] = T(0);
+      }
+}
+
+template <typename T>
+void im2col(const T *image, T *cols, const ConvShape &s, int64_t channels,
+            int64_t ld) {
+  if (s.sh == 1 && s.sw == 1 && s.dh == 1 && s.dw == 1 && s.oh == s.h &&
+      s.ow == s.w && s.pt < s.kh && s.pl < s.kw && s.kw - s.pl <= s.w)
+    return im2colSame(image, cols, s, channels, ld);
+  for (int64_t c = 0; c < channels; ++c)
+    for (int64_t i = 0; i < s.kh; ++i)
+      for (int64_t j = 0; j < s.kw; ++j) {
+        T *row = cols + ((c * s.kh + i) * s.kw + j) * ld;
+        // The output columns whose input column is inside the image.
+        int64_t first = 0, last = s.ow;
+        while (first < s.ow && source(first, j, s.sw, s.pl, s.dw, s.w) < 0)
+          ++first;
+        while (last > first && source(last - 1, j, s.sw, s.pl, s.dw, s.w) < 0)
+          --last;
         for (int64_t y = 0; y < s.oh; ++y) {
+          T *out = row + y * s.ow;
           int64_t iy = source(y, i, s.sh, s.pt, s.dh, s.h);
-          for (int64_t x = 0; x < s.ow; ++x) {
-            int64_t ix = source(x, j, s.sw, s.pl, s.dw, s.w);
-            row[y * s.ow + x] =
-                iy >= 0 && ix >= 0 ? image[(c * s.h + iy) * s.w + ix] : T(0);
+          if (iy < 0) {
+            std::fill(out, out + s.ow, T(0));
+            continue;
           }
+          const T *in = image + (c * s.h + iy) * s.w;
+          std::fill(out, out + first, T(0));
+          int64_t ix = first * s.sw - s.pl + j * s.dw;
+          if (s.sw == 1)
+            std::copy(in + ix, in + ix + (last - first), out + first);
+          else
+            for (int64_t x = first; x < last; ++x, ix += s.sw)
+              out[x] = in[ix];
+          std::fill(out + last, out + s.ow, T(0));
         }
       }
 }
@@ -95,10 +143,13 @@ template <typename T>
 void conv2d(const T *x, const T *w, const T *bias, T *y, const ConvShape &s) {
   int64_t cg = s.c / s.groups, og = s.o / s.groups;
   int64_t patch = cg * s.kh * s.kw, pixels = s.oh * s.ow;
+  // One product per image: its unfolded columns stay in cache, and BLAS
+  // runs [o, pixels] products of a small image faster than one wide product
+  // over the whole batch (measured on the ResNet's shapes).
   std::vector<T> cols(patch * pixels);
   for (int64_t b = 0; b < s.n; ++b)
     for (int64_t g = 0; g < s.groups; ++g) {
-      im2col(x + (b * s.c + g * cg) * s.h * s.w, cols.data(), s, cg);
+      im2col(x + (b * s.c + g * cg) * s.h * s.w, cols.data(), s, cg, pixels);
       // y[og, pixels] = w[og, patch] * cols[patch, pixels]
       gemm(w + g * og * patch, cols.data(), y + (b * s.o + g * og) * pixels,
            og, pixels, patch, false, false, T(0));

@@ -47,6 +47,7 @@ static constexpr llvm::StringLiteral kBufferizationPipeline =
     "canonicalize,"
     "linalg-fuse-elementwise-ops,"
     "canonicalize,"
+    "oneflow-write-in-place,"
     "oneflow-approximate-math,"
     "one-shot-bufferize{bufferize-function-boundaries "
     "function-boundary-type-conversion=identity-layout-map "

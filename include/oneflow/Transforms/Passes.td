@@ -68,6 +68,22 @@ def SerializeSmallParallelLoops
   let dependentDialects = ["::mlir::scf::SCFDialect"];
 }
 
+def WriteInPlace : Pass<"oneflow-write-in-place", "ModuleOp"> {
+  let summary = "Let elementwise generics write over a dead operand";
+  let description = [{
+    For kernel bodies on tensors, before one-shot bufferization. An
+    all-parallel `linalg.generic` whose output starts as `tensor.empty` and
+    is only written takes as its output an input of the same type, read
+    through the identity map, that nothing else uses: bufferization then
+    writes the result over that input's buffer (an epilogue runs in place on
+    the BLAS output; an elementwise chain needs no second buffer). Function
+    arguments are marked `bufferization.writable = false` first: a kernel
+    never writes its input registers (bufferization copies if it must).
+  }];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect",
+                           "::mlir::bufferization::BufferizationDialect"];
+}
+
 def SequentialInnerLoops
     : Pass<"oneflow-sequential-inner-loops", "ModuleOp"> {
   let summary = "Give parallel loops a sequential, vectorizable innermost loop";

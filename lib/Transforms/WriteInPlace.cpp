@@ -1,0 +1,66 @@
+//===- WriteInPlace.cpp - Elementwise results over dead operands ----------===//
+
+#include "oneflow/Transforms/Passes.h"
+
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+
+namespace mlir {
+namespace oneflow {
+#define GEN_PASS_DEF_WRITEINPLACE
+#include "oneflow/Transforms/Passes.h.inc"
+} // namespace oneflow
+} // namespace mlir
+
+using namespace mlir;
+
+namespace {
+/// generic ins(..., %x, ...) outs(tensor.empty) -> generic ins(..., %x, ...)
+/// outs(%x), when %x has no other use and is read elementwise.
+struct ReuseDeadInput : public OpRewritePattern<linalg::GenericOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(linalg::GenericOp op,
+                                PatternRewriter &rewriter) const override {
+    if (op.getNumDpsInits() != 1 ||
+        op.getNumParallelLoops() != op.getNumLoops())
+      return failure();
+    OpOperand *init = op.getDpsInitOperand(0);
+    if (!init->get().getDefiningOp<tensor::EmptyOp>() ||
+        op.payloadUsesValueFromOperand(init) ||
+        !op.getMatchingIndexingMap(init).isIdentity())
+      return failure();
+    for (OpOperand *input : op.getDpsInputOperands()) {
+      Value value = input->get();
+      if (value.getType() != init->get().getType() ||
+          !op.getMatchingIndexingMap(input).isIdentity() ||
+          !value.hasOneUse() || isa<BlockArgument>(value) ||
+          value.getDefiningOp<arith::ConstantOp>())
+        continue;
+      rewriter.modifyOpInPlace(op, [&] { init->set(value); });
+      return success();
+    }
+    return failure();
+  }
+};
+
+struct WriteInPlacePass
+    : public oneflow::impl::WriteInPlaceBase<WriteInPlacePass> {
+  void runOnOperation() override {
+    auto readOnly = BoolAttr::get(&getContext(), false);
+    for (auto func : getOperation().getOps<func::FuncOp>()) {
+      if (func.isDeclaration())
+        continue;
+      for (unsigned i = 0, e = func.getNumArguments(); i < e; ++i)
+        if (isa<TensorType>(func.getArgument(i).getType()))
+          func.setArgAttr(i, bufferization::BufferizationDialect::kWritableAttrName,
+                          readOnly);
+    }
+    RewritePatternSet patterns(&getContext());
+    patterns.add<ReuseDeadInput>(&getContext());
+    if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
+      signalPassFailure();
+  }
+};
+} // namespace
