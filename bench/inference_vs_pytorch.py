@@ -116,41 +116,45 @@ def cpu_name():
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--bin", default=os.path.join(ROOT, "build", "bin"))
-    parser.add_argument("--threads", type=int, default=os.cpu_count() or 1)
+    parser.add_argument("--threads", default=f"1,{os.cpu_count() or 1}",
+                        help="comma-separated thread counts")
     parser.add_argument("--steps", type=int, default=20)
     parser.add_argument("--doc", default=os.path.join(ROOT, "docs",
                                                       "benchmarks.md"))
     args = parser.parse_args()
+    thread_counts = sorted({int(t) for t in args.threads.split(",") if t})
 
     rows = []
     for name, config, module, input_name, example in models():
-        with tempfile.TemporaryDirectory() as work:
-            ours, compile_s, our_out = time_oneflow(
-                args.bin, module, input_name, example, args.steps,
-                args.threads, work)
-        theirs, their_out = time_torch(module, example, args.steps,
-                                       args.threads)
-        error = float(np.abs(our_out - their_out).max())
-        rows.append((name, config, ours, theirs, ours / theirs, compile_s,
-                     error))
-        print(f"{name}: OneFlow-MLIR {ours:.2f} ms, PyTorch {theirs:.2f} ms, "
-              f"ratio {ours / theirs:.2f} (compile {compile_s:.1f} s, "
-              f"max |diff| {error:.1e})")
+        for threads in thread_counts:
+            with tempfile.TemporaryDirectory() as work:
+                ours, compile_s, our_out = time_oneflow(
+                    args.bin, module, input_name, example, args.steps,
+                    threads, work)
+            theirs, their_out = time_torch(module, example, args.steps,
+                                           threads)
+            error = float(np.abs(our_out - their_out).max())
+            rows.append((name, config, threads, ours, theirs, ours / theirs,
+                         compile_s, error))
+            print(f"{name}, {threads} thread(s): OneFlow-MLIR {ours:.2f} ms, "
+                  f"PyTorch {theirs:.2f} ms, ratio {ours / theirs:.2f} "
+                  f"(compile {compile_s:.1f} s, max |diff| {error:.1e})")
 
     table = [
         MARKER_BEGIN,
         f"Inference, median of {args.steps} steps after warm-up, "
-        f"{args.threads} thread(s) for both (OpenBLAS/OpenMP threads for "
+        f"the same thread count for both (OpenBLAS/OpenMP threads for "
         f"OneFlow-MLIR, `torch.set_num_threads` and OpenBLAS threads for PyTorch "
         f"{torch.__version__}), on {cpu_name()} ({os.cpu_count()} cores).",
         "",
-        "| model | configuration | OneFlow-MLIR ms | PyTorch ms | ratio | "
-        "compile s | max abs diff |",
-        "| --- | --- | --- | --- | --- | --- | --- |",
+        "| model | configuration | threads | OneFlow-MLIR ms | PyTorch ms | "
+        "ratio | compile s | max abs diff |",
+        "| --- | --- | --- | --- | --- | --- | --- | --- |",
     ]
-    for name, config, ours, theirs, ratio, compile_s, error in rows:
-        table.append(f"| {name} | {config} | {ours:.2f} | {theirs:.2f} | "
-                     f"{ratio:.2f} | {compile_s:.1f} | {error:.1e} |")
+    for name, config, threads, ours, theirs, ratio, compile_s, error in rows:
+        table.append(f"| {name} | {config} | {threads} | {ours:.2f} | "
+                     f"{theirs:.2f} | {ratio:.2f} | {compile_s:.1f} | "
+                     f"{error:.1e} |")
     table += ["", "Reproduce: `/usr/bin/python3 bench/inference_vs_pytorch.py "
               f"--bin build/bin --threads {args.threads}`", MARKER_END]
 

@@ -9,6 +9,9 @@
 
 #include "KernelABI.h"
 
+#include <cblas.h>
+#include <omp.h>
+
 #include <algorithm>
 #include <cstring>
 #include <vector>
@@ -145,15 +148,28 @@ void conv2d(const T *x, const T *w, const T *bias, T *y, const ConvShape &s) {
   int64_t patch = cg * s.kh * s.kw, pixels = s.oh * s.ow;
   // One product per image: its unfolded columns stay in cache, and BLAS
   // runs [o, pixels] products of a small image faster than one wide product
-  // over the whole batch (measured on the ResNet's shapes).
-  std::vector<T> cols(patch * pixels);
-  for (int64_t b = 0; b < s.n; ++b)
-    for (int64_t g = 0; g < s.groups; ++g) {
-      im2col(x + (b * s.c + g * cg) * s.h * s.w, cols.data(), s, cg, pixels);
-      // y[og, pixels] = w[og, patch] * cols[patch, pixels]
-      gemm(w + g * og * patch, cols.data(), y + (b * s.o + g * og) * pixels,
-           og, pixels, patch, false, false, T(0));
-    }
+  // over the whole batch (measured on the ResNet's shapes). With several
+  // threads the images are shared out and each product runs on one thread:
+  // a small image's product does not split well across BLAS threads.
+  int threads = std::min<int64_t>(omp_get_max_threads(), s.n);
+  int blasThreads = openblas_get_num_threads();
+  if (threads > 1)
+    openblas_set_num_threads(1);
+#pragma omp parallel num_threads(threads) if (threads > 1)
+  {
+    std::vector<T> cols(patch * pixels);
+#pragma omp for schedule(static)
+    for (int64_t b = 0; b < s.n; ++b)
+      for (int64_t g = 0; g < s.groups; ++g) {
+        im2col(x + (b * s.c + g * cg) * s.h * s.w, cols.data(), s, cg,
+               pixels);
+        // y[og, pixels] = w[og, patch] * cols[patch, pixels]
+        gemm(w + g * og * patch, cols.data(), y + (b * s.o + g * og) * pixels,
+             og, pixels, patch, false, false, T(0));
+      }
+  }
+  if (threads > 1)
+    openblas_set_num_threads(blasThreads);
   addBias(y, bias, s.n, s.o, pixels);
 }
 
