@@ -23,18 +23,14 @@ struct ApproximateMathPass
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
     // The approximations match f32 only; f64 stays with libm.
-    populateMathPolynomialApproximationPatterns(
-        patterns, [](StringRef name) {
-          return llvm::is_contained(
-              {math::ExpOp::getOperationName(),
-               math::ExpM1Op::getOperationName(),
-               math::LogOp::getOperationName(),
-               math::Log1pOp::getOperationName(),
-               math::Log2Op::getOperationName(),
-               math::TanhOp::getOperationName(),
-               math::ErfOp::getOperationName()},
-              name);
-        });
+    populateMathPolynomialApproximationPatterns(patterns, [](StringRef name) {
+      return llvm::is_contained(
+          {math::ExpOp::getOperationName(), math::ExpM1Op::getOperationName(),
+           math::LogOp::getOperationName(), math::Log1pOp::getOperationName(),
+           math::Log2Op::getOperationName(), math::TanhOp::getOperationName(),
+           math::ErfOp::getOperationName()},
+          name);
+    });
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
       signalPassFailure();
   }

@@ -56,8 +56,8 @@ FusionKind mlir::oneflow::getFusionKind(Operation *op) {
     return FusionKind::Reduction;
   if (isa<MatmulOp, BatchMatmulOp, Conv2DOp>(op))
     return FusionKind::Library;
-  if (isa<ReshapeOp, FlattenOp, SqueezeOp, UnsqueezeOp, TransposeOp,
-          ExpandOp, SliceOp, SplitOp, ConcatOp>(op))
+  if (isa<ReshapeOp, FlattenOp, SqueezeOp, UnsqueezeOp, TransposeOp, ExpandOp,
+          SliceOp, SplitOp, ConcatOp>(op))
     return FusionKind::Movement;
   // Unary ops keep their operand's type; binary ops broadcast.
   if ((op->hasTrait<OpTrait::SameOperandsAndResultType>() &&
@@ -216,8 +216,7 @@ private:
         continue;
       }
       Operation *other = leader(group);
-      if (other == lead || pathOutside(other, lead) ||
-          pathOutside(lead, other))
+      if (other == lead || pathOutside(other, lead) || pathOutside(lead, other))
         continue;
       unsigned size = info[other].size + info[lead].size;
       groups.unionSets(other, lead);

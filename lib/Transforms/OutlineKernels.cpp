@@ -54,8 +54,8 @@ struct OutlineKernelsPass
                               .str();
 
       builder.setInsertionPoint(graph);
-      auto type = builder.getFunctionType(ValueRange(inputs.getArrayRef()).getTypes(),
-                                          op.getResultTypes());
+      auto type = builder.getFunctionType(
+          ValueRange(inputs.getArrayRef()).getTypes(), op.getResultTypes());
       auto kernel = func::FuncOp::create(
           builder, op.getLoc(),
           "kernel_" + std::to_string(counter++) + "_" + name, type);

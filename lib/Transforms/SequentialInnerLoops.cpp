@@ -26,9 +26,9 @@ static void peelInnermost(scf::ParallelOp op) {
       builder, loc, op.getLowerBound().drop_back(),
       op.getUpperBound().drop_back(), op.getStep().drop_back());
   builder.setInsertionPointToStart(outer.getBody());
-  auto inner = scf::ForOp::create(builder, loc, op.getLowerBound()[rank - 1],
-                                  op.getUpperBound()[rank - 1],
-                                  op.getStep()[rank - 1]);
+  auto inner =
+      scf::ForOp::create(builder, loc, op.getLowerBound()[rank - 1],
+                         op.getUpperBound()[rank - 1], op.getStep()[rank - 1]);
   IRMapping mapping;
   for (unsigned d = 0; d + 1 < rank; ++d)
     mapping.map(op.getInductionVars()[d], outer.getInductionVars()[d]);
@@ -65,14 +65,12 @@ static void blockLoop(scf::ParallelOp op, int64_t block) {
 
 namespace {
 struct SequentialInnerLoopsPass
-    : public oneflow::impl::SequentialInnerLoopsBase<
-          SequentialInnerLoopsPass> {
+    : public oneflow::impl::SequentialInnerLoopsBase<SequentialInnerLoopsPass> {
   using Base::Base;
   void runOnOperation() override {
     SmallVector<scf::ParallelOp> loops;
     getOperation()->walk([&](scf::ParallelOp op) {
-      if (!op->getParentOfType<scf::ParallelOp>() &&
-          op.getNumReductions() == 0)
+      if (!op->getParentOfType<scf::ParallelOp>() && op.getNumReductions() == 0)
         loops.push_back(op);
     });
     for (scf::ParallelOp op : loops) {

@@ -54,8 +54,9 @@ struct WriteInPlacePass
         continue;
       for (unsigned i = 0, e = func.getNumArguments(); i < e; ++i)
         if (isa<TensorType>(func.getArgument(i).getType()))
-          func.setArgAttr(i, bufferization::BufferizationDialect::kWritableAttrName,
-                          readOnly);
+          func.setArgAttr(
+              i, bufferization::BufferizationDialect::kWritableAttrName,
+              readOnly);
     }
     RewritePatternSet patterns(&getContext());
     patterns.add<ReuseDeadInput>(&getContext());
