@@ -16,9 +16,21 @@ namespace oneflow {
 
 using namespace mlir;
 
+/// Whether every other use of the operand's value is by an op of the same
+/// block before the operand's owner (so nothing reads it afterwards).
+static bool isLastUse(OpOperand &operand) {
+  Operation *owner = operand.getOwner();
+  return llvm::all_of(operand.get().getUses(), [&](OpOperand &use) {
+    Operation *user = use.getOwner();
+    return &use == &operand || user == owner ||
+           (user->getBlock() == owner->getBlock() &&
+            user->isBeforeInBlock(owner));
+  });
+}
+
 namespace {
 /// generic ins(..., %x, ...) outs(tensor.empty) -> generic ins(..., %x, ...)
-/// outs(%x), when %x has no other use and is read elementwise.
+/// outs(%x), when nothing reads %x afterwards and it is read elementwise.
 struct ReuseDeadInput : public OpRewritePattern<linalg::GenericOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(linalg::GenericOp op,
@@ -35,8 +47,8 @@ struct ReuseDeadInput : public OpRewritePattern<linalg::GenericOp> {
       Value value = input->get();
       if (value.getType() != init->get().getType() ||
           !op.getMatchingIndexingMap(input).isIdentity() ||
-          !value.hasOneUse() || isa<BlockArgument>(value) ||
-          value.getDefiningOp<arith::ConstantOp>())
+          isa<BlockArgument>(value) ||
+          value.getDefiningOp<arith::ConstantOp>() || !isLastUse(*input))
         continue;
       rewriter.modifyOpInPlace(op, [&] { init->set(value); });
       return success();

@@ -54,3 +54,41 @@ func.func @still_read(%x: tensor<4x8xf32>) -> (tensor<4x8xf32>, tensor<4x8xf32>)
   } -> tensor<4x8xf32>
   return %p, %y : tensor<4x8xf32>, tensor<4x8xf32>
 }
+
+// -----
+
+#map = affine_map<(d0, d1) -> (d0, d1)>
+#row = affine_map<(d0, d1) -> (d0)>
+
+// Reads before the generic do not matter (a softmax writes over its input
+// after reducing it); the exponentials then go over the same buffer.
+// CHECK-LABEL: func.func @after_reduction
+// CHECK:         %[[P:.*]] = linalg.generic
+// CHECK:         %[[M:.*]] = linalg.generic {{.*}} ins(%[[P]] : tensor<4x8xf32>) outs(%{{.*}} : tensor<4xf32>)
+// CHECK:         linalg.generic {{.*}} ins(%[[P]], %[[M]] : tensor<4x8xf32>, tensor<4xf32>) outs(%[[P]] : tensor<4x8xf32>)
+func.func @after_reduction(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
+  %e0 = tensor.empty() : tensor<4x8xf32>
+  %p = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel"]}
+      ins(%x : tensor<4x8xf32>) outs(%e0 : tensor<4x8xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %n = arith.negf %in : f32
+    linalg.yield %n : f32
+  } -> tensor<4x8xf32>
+  %zero = arith.constant 0.0 : f32
+  %e1 = tensor.empty() : tensor<4xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%e1 : tensor<4xf32>) -> tensor<4xf32>
+  %m = linalg.generic {indexing_maps = [#map, #row], iterator_types = ["parallel", "reduction"]}
+      ins(%p : tensor<4x8xf32>) outs(%init : tensor<4xf32>) {
+  ^bb0(%in: f32, %acc: f32):
+    %s = arith.addf %in, %acc : f32
+    linalg.yield %s : f32
+  } -> tensor<4xf32>
+  %e2 = tensor.empty() : tensor<4x8xf32>
+  %y = linalg.generic {indexing_maps = [#map, #row, #map], iterator_types = ["parallel", "parallel"]}
+      ins(%p, %m : tensor<4x8xf32>, tensor<4xf32>) outs(%e2 : tensor<4x8xf32>) {
+  ^bb0(%in: f32, %sum: f32, %out: f32):
+    %d = arith.divf %in, %sum : f32
+    linalg.yield %d : f32
+  } -> tensor<4x8xf32>
+  return %y : tensor<4x8xf32>
+}
