@@ -74,7 +74,7 @@ def WriteInPlace : Pass<"oneflow-write-in-place", "ModuleOp"> {
     For kernel bodies on tensors, before one-shot bufferization. An
     all-parallel `linalg.generic` whose output starts as `tensor.empty` and
     is only written takes as its output an input of the same type, read
-    through the identity map, that nothing else uses: bufferization then
+    through the identity map, that nothing reads afterwards: bufferization then
     writes the result over that input's buffer (an epilogue runs in place on
     the BLAS output; an elementwise chain needs no second buffer). Function
     arguments are marked `bufferization.writable = false` first: a kernel
