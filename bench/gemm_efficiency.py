@@ -11,9 +11,11 @@ fusion, also the epilogues, prologues and transposes fused with it), summed per 
 
 The same 75 products (per layer: QKV, Q K^T and A V for the 64 heads, the output projection, the
 two MLP products; the LM head; each forward product's two gradient products with their
-transposes) run through OpenBLAS's cblas_sgemm alone (ctypes, the heads' products one call
-each, as batched matmuls run), with the same thread count. Both sides do the same FLOPs; the
-efficiency is BLAS-alone time / our time.
+transposes) run through OpenBLAS's cblas_sgemm alone (ctypes; each product timed on its own with
+warm operands, the median of --steps runs, less the cost of a ctypes call; the heads' products
+one call each, as batched matmuls run), with the same thread count. Both sides do the same
+FLOPs; the efficiency is BLAS-alone time / our time. With --no-fuse the kernels holding a
+product are the products alone.
 """
 
 import argparse
@@ -75,6 +77,9 @@ def openblas():
 
 
 def time_blas(products, threads, warmup, steps):
+    """Per-step time of the products through cblas_sgemm alone: each product
+    timed on its own, warm, `steps` times (median), minus the cost of a ctypes
+    call (measured on a 1x1x1 product), times its count."""
     lib = openblas()
     lib.openblas_set_num_threads(threads)
     f = ctypes.c_float
@@ -82,23 +87,28 @@ def time_blas(products, threads, warmup, steps):
                                                      ctypes.c_void_p, ctypes.c_int, f,
                                                      ctypes.c_void_p, ctypes.c_int]
     rng = np.random.default_rng(0)
-    calls = []
+
+    def per_call_ms(m, n, k, ta, tb, repeats):
+        a = rng.standard_normal((k, m) if ta else (m, k), dtype=np.float32)
+        b = rng.standard_normal((n, k) if tb else (k, n), dtype=np.float32)
+        c = np.empty((m, n), dtype=np.float32)
+        args = (101, 112 if ta else 111, 112 if tb else 111, m, n, k, 1.0, a.ctypes.data,
+                m if ta else k, b.ctypes.data, k if tb else n, 0.0, c.ctypes.data, n)
+        times = []
+        for i in range(warmup + steps):
+            start = time.perf_counter()
+            for _ in range(repeats):
+                lib.cblas_sgemm(*args)
+            if i >= warmup:
+                times.append((time.perf_counter() - start) * 1e3 / repeats)
+        return statistics.median(times)
+
+    overhead = per_call_ms(1, 1, 1, False, False, 1000)
+    total = 0.0
     for count, m, n, k, ta, tb in products:
-        a = rng.standard_normal((count, k, m) if ta else (count, m, k), dtype=np.float32)
-        b = rng.standard_normal((count, n, k) if tb else (count, k, n), dtype=np.float32)
-        c = np.empty((count, m, n), dtype=np.float32)
-        for i in range(count):
-            calls.append((112 if ta else 111, 112 if tb else 111, m, n, k,
-                          a[i].ctypes.data, m if ta else k, b[i].ctypes.data, k if tb else n,
-                          c[i].ctypes.data, (a, b, c)))
-    times = []
-    for step in range(warmup + steps):
-        start = time.perf_counter()
-        for ta, tb, m, n, k, pa, lda, pb, ldb, pc, _ in calls:
-            lib.cblas_sgemm(101, ta, tb, m, n, k, 1.0, pa, lda, pb, ldb, 0.0, pc, n)
-        if step >= warmup:
-            times.append((time.perf_counter() - start) * 1e3)
-    return statistics.median(times)
+        repeats = max(1, min(count, 64))
+        total += count * max(per_call_ms(m, n, k, ta, tb, repeats) - overhead, 0.0)
+    return total
 
 
 def time_ours(bin_dir, work, threads, warmup, steps, fuse):
