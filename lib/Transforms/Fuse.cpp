@@ -84,12 +84,6 @@ Operation *mlir::oneflow::getFusionRoot(Block &body) {
 
 namespace {
 
-/// What a group holds, kept for its leader.
-struct GroupInfo {
-  bool hasLibrary = false;
-  unsigned size = 1;
-};
-
 class Fuser {
 public:
   explicit Fuser(Block &block) : block(block) {}
@@ -118,7 +112,7 @@ private:
         ++segment;
       segmentOf[&op] = segment;
       groups.insert(&op);
-      info[&op] = {getFusionKind(&op) == FusionKind::Library, 1};
+      hasLibrary[&op] = getFusionKind(&op) == FusionKind::Library;
     }
   }
 
@@ -190,14 +184,11 @@ private:
         phaseOf(producer) != phaseOf(consumer) ||
         !kindsAllow(producer, consumer))
       return;
-    GroupInfo a = info[from], b = info[to];
-    if (a.hasLibrary && b.hasLibrary)
-      return;
-    if (pathOutside(from, to))
+    bool library = hasLibrary[from], otherLibrary = hasLibrary[to];
+    if ((library && otherLibrary) || pathOutside(from, to))
       return;
     groups.unionSets(from, to);
-    Operation *merged = leader(from);
-    info[merged] = {a.hasLibrary || b.hasLibrary, a.size + b.size};
+    hasLibrary[leader(from)] = library || otherLibrary;
   }
 
   /// Merges the groups of the optimizer update that are pure elementwise
@@ -218,10 +209,8 @@ private:
       Operation *other = leader(group);
       if (other == lead || pathOutside(other, lead) || pathOutside(lead, other))
         continue;
-      unsigned size = info[other].size + info[lead].size;
       groups.unionSets(other, lead);
       group = leader(lead);
-      info[group] = {false, size};
     }
   }
 
@@ -323,7 +312,8 @@ private:
   SmallVector<Operation *> ops;
   DenseMap<Operation *, int64_t> index, segmentOf;
   llvm::EquivalenceClasses<Operation *> groups;
-  DenseMap<Operation *, GroupInfo> info;
+  /// Per group leader: whether the group holds a library call.
+  DenseMap<Operation *, bool> hasLibrary;
 };
 
 struct FusePass : public oneflow::impl::FuseBase<FusePass> {
