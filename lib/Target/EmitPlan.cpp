@@ -207,7 +207,7 @@ LogicalResult mlir::oneflow::emitPlan(ModuleOp module,
       OutlineKernelsOptions outline;
       outline.graphFunction = graph.getSymName().str();
       pm.addPass(createOutlineKernels(outline));
-      if (failed(pm.run(module)))
+      if (failed(applyPassManagerCLOptions(pm)) || failed(pm.run(module)))
         return failure();
     }
     copyPersistentOutputs(module, graph);

@@ -45,7 +45,7 @@ static constexpr llvm::StringLiteral kBodySuffix = "_body";
 static constexpr llvm::StringLiteral kBufferizationPipeline =
     "convert-oneflow-to-linalg,"
     "canonicalize,"
-    "linalg-fuse-elementwise-ops,"
+    "oneflow-fuse-elementwise-loops,"
     "canonicalize,"
     "oneflow-write-in-place,"
     "oneflow-approximate-math,"
@@ -58,6 +58,7 @@ static constexpr llvm::StringLiteral kBufferizationPipeline =
 /// From loops over buffers down to the LLVM dialect.
 static constexpr llvm::StringLiteral kLoopsToLLVMPipeline =
     "convert-linalg-to-parallel-loops,"
+    "oneflow-fuse-row-loops,"
     "oneflow-serialize-small-parallel-loops,"
     "oneflow-sequential-inner-loops,"
     "convert-scf-to-openmp,"
@@ -246,7 +247,9 @@ LogicalResult mlir::oneflow::compileKernels(ModuleOp source,
 
   for (StringRef pipeline : {kBufferizationPipeline, kLoopsToLLVMPipeline}) {
     PassManager pm(context);
-    if (failed(parsePassPipeline(pipeline, pm, llvm::errs())))
+    // --mlir-print-ir-after=... and friends see inside the kernel pipeline.
+    if (failed(applyPassManagerCLOptions(pm)) ||
+        failed(parsePassPipeline(pipeline, pm, llvm::errs())))
       return source.emitError() << "invalid kernel lowering pipeline";
     if (failed(pm.run(*module)))
       return source.emitError() << "lowering the kernels failed";

@@ -2,6 +2,8 @@
 
 #include "oneflow/Transforms/Passes.h"
 
+#include "LoopWork.h"
+
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/Builders.h"
@@ -76,8 +78,11 @@ struct SequentialInnerLoopsPass
     for (scf::ParallelOp op : loops) {
       if (op.getNumLoops() >= 2)
         peelInnermost(op);
-      else if (block > 1)
-        blockLoop(op, block);
+      else if (int64_t iterations =
+                   block / oneflow::workOfBlock(*op.getBody(), block);
+               iterations > 1)
+        // A fused row loop has whole rows per iteration: fewer per block.
+        blockLoop(op, iterations);
     }
   }
 };

@@ -35,23 +35,26 @@ struct ReuseDeadInput : public OpRewritePattern<linalg::GenericOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(linalg::GenericOp op,
                                 PatternRewriter &rewriter) const override {
-    if (op.getNumDpsInits() != 1 ||
-        op.getNumParallelLoops() != op.getNumLoops())
+    if (op.getNumParallelLoops() != op.getNumLoops())
       return failure();
-    OpOperand *init = op.getDpsInitOperand(0);
-    if (!init->get().getDefiningOp<tensor::EmptyOp>() ||
-        op.payloadUsesValueFromOperand(init) ||
-        !op.getMatchingIndexingMap(init).isIdentity())
-      return failure();
-    for (OpOperand *input : op.getDpsInputOperands()) {
-      Value value = input->get();
-      if (value.getType() != init->get().getType() ||
-          !op.getMatchingIndexingMap(input).isIdentity() ||
-          isa<BlockArgument>(value) ||
-          value.getDefiningOp<arith::ConstantOp>() || !isLastUse(*input))
+    for (OpOperand &init : op.getDpsInitsMutable()) {
+      if (!init.get().getDefiningOp<tensor::EmptyOp>() ||
+          op.payloadUsesValueFromOperand(&init) ||
+          !op.getMatchingIndexingMap(&init).isIdentity())
         continue;
-      rewriter.modifyOpInPlace(op, [&] { init->set(value); });
-      return success();
+      for (OpOperand *input : op.getDpsInputOperands()) {
+        Value value = input->get();
+        // A fused generic with several results gives each its own input.
+        bool takenByAnotherResult = llvm::is_contained(op.getDpsInits(), value);
+        if (value.getType() != init.get().getType() ||
+            !op.getMatchingIndexingMap(input).isIdentity() ||
+            isa<BlockArgument>(value) ||
+            value.getDefiningOp<arith::ConstantOp>() || takenByAnotherResult ||
+            !isLastUse(*input))
+          continue;
+        rewriter.modifyOpInPlace(op, [&] { init.set(value); });
+        return success();
+      }
     }
     return failure();
   }

@@ -92,3 +92,33 @@ func.func @after_reduction(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
   } -> tensor<4x8xf32>
   return %y : tensor<4x8xf32>
 }
+
+// -----
+
+#map = affine_map<(d0, d1) -> (d0, d1)>
+
+// A generic with two results gives each its own dead input; the second
+// result finds none left and keeps its own buffer.
+// CHECK-LABEL: func.func @two_results
+// CHECK:         %[[A:.*]] = linalg.generic
+// CHECK:         %[[E:.*]] = tensor.empty
+// CHECK:         linalg.generic {{.*}} ins(%[[A]] : tensor<4x8xf32>) outs(%[[A]], %[[E]] : tensor<4x8xf32>, tensor<4x8xf32>)
+func.func @two_results(%x: tensor<4x8xf32>) -> (tensor<4x8xf32>, tensor<4x8xf32>) {
+  %e0 = tensor.empty() : tensor<4x8xf32>
+  %a = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel"]}
+      ins(%x : tensor<4x8xf32>) outs(%e0 : tensor<4x8xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %n = arith.negf %in : f32
+    linalg.yield %n : f32
+  } -> tensor<4x8xf32>
+  %e1 = tensor.empty() : tensor<4x8xf32>
+  %e2 = tensor.empty() : tensor<4x8xf32>
+  %y:2 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel"]}
+      ins(%a : tensor<4x8xf32>) outs(%e1, %e2 : tensor<4x8xf32>, tensor<4x8xf32>) {
+  ^bb0(%in: f32, %o0: f32, %o1: f32):
+    %s = arith.mulf %in, %in : f32
+    %t = math.exp %in : f32
+    linalg.yield %s, %t : f32, f32
+  } -> (tensor<4x8xf32>, tensor<4x8xf32>)
+  return %y#0, %y#1 : tensor<4x8xf32>, tensor<4x8xf32>
+}

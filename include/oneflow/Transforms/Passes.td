@@ -68,6 +68,20 @@ def SerializeSmallParallelLoops
   let dependentDialects = ["::mlir::scf::SCFDialect"];
 }
 
+def FuseElementwiseLoops
+    : Pass<"oneflow-fuse-elementwise-loops", "ModuleOp"> {
+  let summary = "Fuse elementwise linalg.generic chains into one loop nest";
+  let description = [{
+    For kernel bodies on tensors. Like `linalg-fuse-elementwise-ops`, but a
+    producer with several users is fused as well when its consumer reads
+    each element once: the fused generic also yields the producer's value.
+    A kernel that keeps intermediate values for the backward pass (GELU's
+    pre-activation, its erf term) then computes and stores them all in one
+    sweep over memory instead of one loop nest per stored value.
+  }];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect"];
+}
+
 def WriteInPlace : Pass<"oneflow-write-in-place", "ModuleOp"> {
   let summary = "Let elementwise generics write over a dead operand";
   let description = [{
@@ -84,6 +98,27 @@ def WriteInPlace : Pass<"oneflow-write-in-place", "ModuleOp"> {
                            "::mlir::bufferization::BufferizationDialect"];
 }
 
+def FuseRowLoops : Pass<"oneflow-fuse-row-loops", "ModuleOp"> {
+  let summary = "Fuse a kernel's adjacent parallel loops over shared rows";
+  let description = [{
+    After `convert-linalg-to-parallel-loops`. A fused softmax, layer norm or
+    cross-entropy is a sequence of loop nests over the same outer
+    dimensions: scale and mask, row maximum, exponentials and their sum,
+    normalization. Adjacent `scf.parallel` loops that share their leading
+    dimensions become one parallel loop over those dimensions whose body runs
+    each loop's remaining dimensions sequentially, one after the other: a row
+    is read from memory once and stays in cache for every step. Legal when
+    each buffer one loop writes and the other accesses is indexed, in both,
+    by the shared dimensions themselves; loops whose rows exceed `max-row`
+    iterations are left apart (their rows would not stay in cache).
+  }];
+  let options = [
+    Option<"maxRow", "max-row", "int64_t", /*default=*/"8192",
+           "Most iterations per shared index for a loop to be fused">,
+  ];
+  let dependentDialects = ["::mlir::scf::SCFDialect"];
+}
+
 def SequentialInnerLoops
     : Pass<"oneflow-sequential-inner-loops", "ModuleOp"> {
   let summary = "Give parallel loops a sequential, vectorizable innermost loop";
@@ -92,12 +127,13 @@ def SequentialInnerLoops
     the contiguous innermost index would come back through divisions and
     LLVM could not vectorize. Each outermost reduction-free `scf.parallel`
     with two or more dimensions keeps its last dimension as an `scf.for`
-    inside; a one-dimensional one runs blocks of `block` iterations in
-    parallel and the iterations of a block sequentially.
+    inside; a one-dimensional one runs blocks of iterations in parallel and
+    the iterations of a block sequentially, `block` innermost-body
+    iterations per block (fewer loop iterations when each holds a loop).
   }];
   let options = [
     Option<"block", "block", "int64_t", /*default=*/"1024",
-           "Iterations per parallel block of a one-dimensional loop">,
+           "Innermost iterations per parallel block of a one-dimensional loop">,
   ];
   let dependentDialects = ["::mlir::scf::SCFDialect",
                            "::mlir::arith::ArithDialect"];
