@@ -65,8 +65,16 @@ def set_torch_threads(threads):
                 pass
 
 
+def settle():
+    """Waits for idle threads of the previous timing (PyTorch's OpenMP pool,
+    OpenBLAS's servers, which spin a while before sleeping) to stop using the
+    cores, so that neither side is timed while the other's threads spin."""
+    time.sleep(1.0)
+
+
 def time_torch(module, example, steps, threads):
     set_torch_threads(threads)
+    settle()
     times = []
     with torch.no_grad():
         for _ in range(3):
@@ -90,6 +98,7 @@ def time_oneflow(bin_dir, module, input_name, example, steps, threads, work):
     np.save(os.path.join(work, "input.npy"), example.numpy())
     env = dict(os.environ, OPENBLAS_NUM_THREADS=str(threads),
                OMP_NUM_THREADS=str(threads))
+    settle()
     run = subprocess.run(
         [os.path.join(bin_dir, "oneflow-run"), plan, "--input",
          f"{input_name}={os.path.join(work, 'input.npy')}", "--steps",

@@ -90,6 +90,7 @@ def time_torch(module, tokens, labels, opt_name, threads, warmup, steps):
     model = copy.deepcopy(module).train()
     opt = opt_cls(model.parameters(), lr=lr)
     tok, lab = torch.from_numpy(tokens), torch.from_numpy(labels)
+    inference_vs_pytorch.settle()
     times, losses = [], []
     for step in range(warmup + steps):
         idx = torch.from_numpy(batch_rows(step))
@@ -156,6 +157,7 @@ def time_oneflow(bin_dir, plan, work, threads, warmup, steps):
            "--data", f"tokens={os.path.join(work, 'tokens.npy')}",
            "--data", f"labels={os.path.join(work, 'labels.npy')}",
            "--batch", str(BATCH), "--steps", str(warmup + steps), "--metrics", metrics]
+    inference_vs_pytorch.settle()
     run = subprocess.run(cmd, capture_output=True, text=True, env=env)
     if run.returncode != 0:
         sys.stderr.write(run.stdout + run.stderr)

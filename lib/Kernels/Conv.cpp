@@ -14,6 +14,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <memory>
 #include <vector>
 
 using namespace oneflow::kernels;
@@ -21,8 +22,8 @@ using namespace oneflow::kernels;
 namespace oneflow::kernels {
 void gemmF32(const float *a, const float *b, float *c, int64_t m, int64_t n,
              int64_t k, bool ta, bool tb, float beta);
-void gemmF64(const double *a, const double *b, double *c, int64_t m,
-             int64_t n, int64_t k, bool ta, bool tb, double beta);
+void gemmF64(const double *a, const double *b, double *c, int64_t m, int64_t n,
+             int64_t k, bool ta, bool tb, double beta);
 } // namespace oneflow::kernels
 
 namespace {
@@ -142,6 +143,15 @@ void addBias(T *y, const T *bias, int64_t n, int64_t o, int64_t pixels) {
                     [&](T &v) { v += bias[c]; });
 }
 
+/// Starts each output channel's row at its bias, for a product that then
+/// accumulates (beta = 1): no separate pass over the output for the bias,
+/// and none for BLAS's zeroing of it.
+template <typename T>
+void fillWithBias(T *y, const T *bias, int64_t channels, int64_t pixels) {
+  for (int64_t c = 0; c < channels; ++c)
+    std::fill(y + c * pixels, y + (c + 1) * pixels, bias[c]);
+}
+
 template <typename T>
 void conv2d(const T *x, const T *w, const T *bias, T *y, const ConvShape &s) {
   int64_t cg = s.c / s.groups, og = s.o / s.groups;
@@ -157,20 +167,22 @@ void conv2d(const T *x, const T *w, const T *bias, T *y, const ConvShape &s) {
     openblas_set_num_threads(1);
 #pragma omp parallel num_threads(threads) if (threads > 1)
   {
-    std::vector<T> cols(patch * pixels);
+    // im2col writes every element: no zero-initialization.
+    std::unique_ptr<T[]> cols(new T[patch * pixels]);
 #pragma omp for schedule(static)
     for (int64_t b = 0; b < s.n; ++b)
       for (int64_t g = 0; g < s.groups; ++g) {
-        im2col(x + (b * s.c + g * cg) * s.h * s.w, cols.data(), s, cg,
-               pixels);
-        // y[og, pixels] = w[og, patch] * cols[patch, pixels]
-        gemm(w + g * og * patch, cols.data(), y + (b * s.o + g * og) * pixels,
-             og, pixels, patch, false, false, T(0));
+        im2col(x + (b * s.c + g * cg) * s.h * s.w, cols.get(), s, cg, pixels);
+        T *out = y + (b * s.o + g * og) * pixels;
+        if (bias)
+          fillWithBias(out, bias + g * og, og, pixels);
+        // out[og, pixels] (+)= w[og, patch] * cols[patch, pixels]
+        gemm(w + g * og * patch, cols.get(), out, og, pixels, patch, false,
+             false, bias ? T(1) : T(0));
       }
   }
   if (threads > 1)
     openblas_set_num_threads(blasThreads);
-  addBias(y, bias, s.n, s.o, pixels);
 }
 
 /// x: [N, C, H, W] (the conv's output side), w: [C, O/g, kh, kw],
@@ -198,7 +210,6 @@ void convTranspose2d(const T *x, const T *w, const T *bias, T *y,
   addBias(y, bias, s.n, s.o, s.oh * s.ow);
 }
 
-
 } // namespace
 
 #define CONV_ARGS                                                              \
@@ -218,8 +229,8 @@ ONEFLOW_KERNEL void oneflow_conv2d_f64(CONV_ARGS) {
          CONV_SHAPE);
 }
 ONEFLOW_KERNEL void oneflow_conv_transpose2d_f32(CONV_ARGS) {
-  convTranspose2d(ptr<float>(x), ptr<float>(w), ptr<float>(bias),
-                  ptr<float>(y), CONV_SHAPE);
+  convTranspose2d(ptr<float>(x), ptr<float>(w), ptr<float>(bias), ptr<float>(y),
+                  CONV_SHAPE);
 }
 ONEFLOW_KERNEL void oneflow_conv_transpose2d_f64(CONV_ARGS) {
   convTranspose2d(ptr<double>(x), ptr<double>(w), ptr<double>(bias),
