@@ -23,16 +23,16 @@ void gemm(const double *a, const double *b, double *c, int64_t m, int64_t n,
 template <typename T>
 void batchGemm(int64_t a, int64_t b, int64_t c, int64_t batch, int64_t m,
                int64_t n, int64_t k, int64_t ta, int64_t tb, int64_t strideA,
-               int64_t strideB) {
+               int64_t strideB, T beta = T(0)) {
   // A shared right operand and row-major left operands: the batches stack
   // into one tall product, which BLAS runs far better than many small ones.
   if (strideB == 0 && !ta && strideA == m * k) {
-    gemm(ptr<T>(a), ptr<T>(b), ptr<T>(c), batch * m, n, k, false, tb);
+    gemm(ptr<T>(a), ptr<T>(b), ptr<T>(c), batch * m, n, k, false, tb, beta);
     return;
   }
   for (int64_t i = 0; i < batch; ++i)
     gemm(ptr<T>(a) + i * strideA, ptr<T>(b) + i * strideB,
-         ptr<T>(c) + i * m * n, m, n, k, ta, tb);
+         ptr<T>(c) + i * m * n, m, n, k, ta, tb, beta);
 }
 } // namespace
 
@@ -62,6 +62,37 @@ ONEFLOW_KERNEL void oneflow_batch_gemm_f64(int64_t a, int64_t b, int64_t c,
                                            int64_t k, int64_t ta, int64_t tb,
                                            int64_t strideA, int64_t strideB) {
   batchGemm<double>(a, b, c, batch, m, n, k, ta, tb, strideA, strideB);
+}
+
+/// The _acc variants add the product to what c holds (BLAS beta = 1): the
+/// compiler starts c at a broadcast bias, which spares BLAS zeroing c and
+/// the kernel a pass adding the bias.
+ONEFLOW_KERNEL void oneflow_gemm_acc_f32(int64_t a, int64_t b, int64_t c,
+                                         int64_t m, int64_t n, int64_t k,
+                                         int64_t ta, int64_t tb) {
+  gemm(ptr<float>(a), ptr<float>(b), ptr<float>(c), m, n, k, ta, tb, 1.0f);
+}
+
+ONEFLOW_KERNEL void oneflow_gemm_acc_f64(int64_t a, int64_t b, int64_t c,
+                                         int64_t m, int64_t n, int64_t k,
+                                         int64_t ta, int64_t tb) {
+  gemm(ptr<double>(a), ptr<double>(b), ptr<double>(c), m, n, k, ta, tb, 1.0);
+}
+
+ONEFLOW_KERNEL void oneflow_batch_gemm_acc_f32(int64_t a, int64_t b, int64_t c,
+                                               int64_t batch, int64_t m,
+                                               int64_t n, int64_t k, int64_t ta,
+                                               int64_t tb, int64_t strideA,
+                                               int64_t strideB) {
+  batchGemm<float>(a, b, c, batch, m, n, k, ta, tb, strideA, strideB, 1.0f);
+}
+
+ONEFLOW_KERNEL void oneflow_batch_gemm_acc_f64(int64_t a, int64_t b, int64_t c,
+                                               int64_t batch, int64_t m,
+                                               int64_t n, int64_t k, int64_t ta,
+                                               int64_t tb, int64_t strideA,
+                                               int64_t strideB) {
+  batchGemm<double>(a, b, c, batch, m, n, k, ta, tb, strideA, strideB, 1.0);
 }
 
 namespace oneflow::kernels {

@@ -24,6 +24,29 @@ Value transpose2D(OpBuilder &b, Location loc, Value value) {
       .getResult()[0];
 }
 
+/// Replaces `op` by a call of the GEMM `symbol`. When its product only feeds
+/// a bias add, the call's output starts at the broadcast bias and the _acc
+/// GEMM accumulates into it: the add disappears (the call goes where the add
+/// was, which every operand dominates).
+void replaceByGemm(ConversionPatternRewriter &rewriter, Operation *op,
+                   StringRef symbol, ValueRange operands,
+                   RankedTensorType resultType, ArrayRef<int64_t> scalars) {
+  auto [add, bias] = biasAddOf(op->getResult(0));
+  if (!add) {
+    rewriter.replaceOp(op, buildLibraryCall(rewriter, op->getLoc(), symbol,
+                                            operands, {resultType}, scalars));
+    return;
+  }
+  OpBuilder::InsertionGuard guard(rewriter);
+  rewriter.setInsertionPoint(add);
+  std::string accumulating = symbol.str();
+  accumulating.insert(accumulating.rfind('_'), "_acc");
+  rewriter.replaceOp(add,
+                     buildLibraryCall(rewriter, op->getLoc(), accumulating,
+                                      operands, {resultType}, scalars, {bias}));
+  rewriter.eraseOp(op);
+}
+
 struct MatmulLowering : public OpConversionPattern<MatmulOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult
@@ -34,26 +57,25 @@ struct MatmulLowering : public OpConversionPattern<MatmulOp> {
     StringRef suffix = blasSuffix(resultType.getElementType());
     Value a = adaptor.getA(), b = adaptor.getB();
     int64_t m = resultType.getDimSize(0), n = resultType.getDimSize(1);
-    int64_t k = op.getTransposeA() ? typeOf(a).getDimSize(0)
-                                   : typeOf(a).getDimSize(1);
+    int64_t k =
+        op.getTransposeA() ? typeOf(a).getDimSize(0) : typeOf(a).getDimSize(1);
     if (!suffix.empty()) {
-      rewriter.replaceOp(
-          op, buildLibraryCall(rewriter, loc, ("oneflow_gemm_" + suffix).str(),
-                               {a, b}, {resultType},
-                               {m, n, k, op.getTransposeA(),
-                                op.getTransposeB()}));
+      replaceByGemm(rewriter, op, ("oneflow_gemm_" + suffix).str(), {a, b},
+                    resultType,
+                    {m, n, k, op.getTransposeA(), op.getTransposeB()});
       return success();
     }
     if (op.getTransposeA())
       a = transpose2D(rewriter, loc, a);
     if (op.getTransposeB())
       b = transpose2D(rewriter, loc, b);
-    Value zero = filledTensor(rewriter, loc, resultType,
-                              rewriter.getZeroAttr(resultType.getElementType()));
-    rewriter.replaceOp(op, linalg::MatmulOp::create(rewriter, loc,
-                                                    ValueRange{a, b},
-                                                    ValueRange{zero})
-                               .getResult(0));
+    Value zero =
+        filledTensor(rewriter, loc, resultType,
+                     rewriter.getZeroAttr(resultType.getElementType()));
+    rewriter.replaceOp(op,
+                       linalg::MatmulOp::create(rewriter, loc, ValueRange{a, b},
+                                                ValueRange{zero})
+                           .getResult(0));
     return success();
   }
 };
@@ -111,12 +133,10 @@ struct BatchMatmulLowering : public OpConversionPattern<BatchMatmulOp> {
     int64_t strideA, strideB;
     a = prepare(a, strideA);
     b = prepare(b, strideB);
-    rewriter.replaceOp(
-        op, buildLibraryCall(rewriter, loc,
-                             ("oneflow_batch_gemm_" + suffix).str(), {a, b},
-                             {resultType},
-                             {batch, m, n, k, op.getTransposeA(),
-                              op.getTransposeB(), strideA, strideB}));
+    replaceByGemm(rewriter, op, ("oneflow_batch_gemm_" + suffix).str(), {a, b},
+                  resultType,
+                  {batch, m, n, k, op.getTransposeA(), op.getTransposeB(),
+                   strideA, strideB});
     return success();
   }
 };
@@ -134,21 +154,33 @@ struct ConvLowering : public OpConversionPattern<OpTy> {
       return rewriter.notifyMatchFailure(
           op, "convolutions are lowered for f32 and f64 only");
     constexpr bool transposed = std::is_same_v<OpTy, ConvTranspose2DOp>;
-    RankedTensorType x = typeOf(adaptor.getX()), w = typeOf(adaptor.getWeight());
+    RankedTensorType x = typeOf(adaptor.getX()),
+                     w = typeOf(adaptor.getWeight());
     ArrayRef<int64_t> strides = op.getStrides(), pads = op.getPads(),
                       dilations = op.getDilations();
-    SmallVector<int64_t> scalars = {
-        x.getDimSize(0), x.getDimSize(1), x.getDimSize(2), x.getDimSize(3),
-        resultType.getDimSize(1), w.getDimSize(2), w.getDimSize(3),
-        resultType.getDimSize(2), resultType.getDimSize(3), strides[0],
-        strides[1], pads[0], pads[1], dilations[0], dilations[1],
-        (int64_t)op.getGroups()};
-    StringRef name = transposed ? "oneflow_conv_transpose2d_" : "oneflow_conv2d_";
+    SmallVector<int64_t> scalars = {x.getDimSize(0),
+                                    x.getDimSize(1),
+                                    x.getDimSize(2),
+                                    x.getDimSize(3),
+                                    resultType.getDimSize(1),
+                                    w.getDimSize(2),
+                                    w.getDimSize(3),
+                                    resultType.getDimSize(2),
+                                    resultType.getDimSize(3),
+                                    strides[0],
+                                    strides[1],
+                                    pads[0],
+                                    pads[1],
+                                    dilations[0],
+                                    dilations[1],
+                                    (int64_t)op.getGroups()};
+    StringRef name =
+        transposed ? "oneflow_conv_transpose2d_" : "oneflow_conv2d_";
     rewriter.replaceOp(
-        op, buildLibraryCall(rewriter, op.getLoc(), (name + suffix).str(),
-                             {adaptor.getX(), adaptor.getWeight(),
-                              adaptor.getBias()},
-                             {resultType}, scalars));
+        op, buildLibraryCall(
+                rewriter, op.getLoc(), (name + suffix).str(),
+                {adaptor.getX(), adaptor.getWeight(), adaptor.getBias()},
+                {resultType}, scalars));
     return success();
   }
 };

@@ -346,11 +346,54 @@ Value lowering::avgPoolReciprocals(OpBuilder &b, Location loc, Type element,
                              values));
 }
 
+/// Writes `value` broadcast (numpy rules) into `buffer`.
+static void broadcastInto(OpBuilder &b, Location loc, Value value,
+                          Value buffer) {
+  auto type = cast<RankedTensorType>(value.getType());
+  auto bufferType = cast<MemRefType>(buffer.getType());
+  Value source = bufferization::ToBufferOp::create(
+      b, loc, MemRefType::get(type.getShape(), type.getElementType()), value,
+      /*read_only=*/true);
+  int64_t rank = bufferType.getRank(), offset = rank - type.getRank();
+  SmallVector<AffineExpr> exprs;
+  for (int64_t d = 0; d < type.getRank(); ++d)
+    exprs.push_back(type.getDimSize(d) == 1 && bufferType.getDimSize(d + offset) != 1
+                        ? b.getAffineConstantExpr(0)
+                        : b.getAffineDimExpr(d + offset));
+  SmallVector<AffineMap> maps = {
+      AffineMap::get(rank, 0, exprs, b.getContext()),
+      b.getMultiDimIdentityMap(rank)};
+  linalg::GenericOp::create(
+      b, loc, ValueRange{source}, ValueRange{buffer}, maps,
+      SmallVector<utils::IteratorType>(rank, utils::IteratorType::parallel),
+      [](OpBuilder &nested, Location nestedLoc, ValueRange args) {
+        linalg::YieldOp::create(nested, nestedLoc, args[0]);
+      });
+}
+
+std::pair<Operation *, Value> lowering::biasAddOf(Value product) {
+  if (!product.hasOneUse())
+    return {};
+  auto add = dyn_cast<AddOp>(*product.user_begin());
+  if (!add || add.getType() != product.getType())
+    return {};
+  Value bias = add.getLhs() == product ? add.getRhs() : add.getLhs();
+  auto biasType = dyn_cast<RankedTensorType>(bias.getType());
+  auto productType = cast<RankedTensorType>(product.getType());
+  if (!biasType || biasType.getElementType() != productType.getElementType() ||
+      biasType.getRank() == 0 || biasType.getRank() > productType.getRank() ||
+      biasType.getShape().back() != productType.getShape().back() ||
+      biasType.getNumElements() != productType.getShape().back())
+    return {};
+  return {add, bias};
+}
+
 SmallVector<Value> lowering::buildLibraryCall(OpBuilder &b, Location loc,
                                               StringRef symbol,
                                               ValueRange inputs,
                                               TypeRange resultTypes,
-                                              ArrayRef<int64_t> scalars) {
+                                              ArrayRef<int64_t> scalars,
+                                              ValueRange inits) {
   Type i64 = b.getI64Type();
   auto addressOf = [&](Value memref) -> Value {
     Value index =
@@ -378,6 +421,8 @@ SmallVector<Value> lowering::buildLibraryCall(OpBuilder &b, Location loc,
         MemRefType::get(type.getShape(), type.getElementType());
     Value buffer = memref::AllocOp::create(b, loc, memrefType,
                                            b.getI64IntegerAttr(64));
+    if (buffers.size() < inits.size() && inits[buffers.size()])
+      broadcastInto(b, loc, inits[buffers.size()], buffer);
     buffers.push_back(buffer);
     args.push_back(addressOf(buffer));
   }

@@ -113,11 +113,18 @@ TypedAttr highestValue(Type elementType);
 /// Calls `void symbol(i64 ptr..., i64 scalar...)` from the OneFlow kernel
 /// library on the buffers of `inputs`, writing fresh buffers of
 /// `resultTypes`. Buffers are passed as their aligned addresses (0 for a
-/// null input), scalars as i64.
+/// null input), scalars as i64. A result with a non-null entry in `inits`
+/// starts as that value broadcast to its shape (numpy rules).
 SmallVector<Value> buildLibraryCall(OpBuilder &b, Location loc,
                                     StringRef symbol, ValueRange inputs,
                                     TypeRange resultTypes,
-                                    ArrayRef<int64_t> scalars);
+                                    ArrayRef<int64_t> scalars,
+                                    ValueRange inits = {});
+
+/// The addend of the `add` that is the only user of `product`, when it is a
+/// bias: one value per column, broadcast over every other dimension. The
+/// product can start from it and accumulate (see the _acc GEMMs).
+std::pair<Operation *, Value> biasAddOf(Value product);
 
 void populateElementwisePatterns(RewritePatternSet &patterns);
 void populateLinalgPatterns(RewritePatternSet &patterns);

@@ -45,3 +45,38 @@ func.func @conv(%x: tensor<1x4x10x10xf32>, %w: tensor<8x4x3x3xf32>) -> tensor<1x
   %0 = oneflow.conv2d %x, %w {strides = array<i64: 2, 2>, pads = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>} : (tensor<1x4x10x10xf32>, tensor<8x4x3x3xf32>) -> tensor<1x8x5x5xf32>
   return %0 : tensor<1x8x5x5xf32>
 }
+
+// -----
+
+// A product whose only user adds a per-column bias starts its output at the
+// broadcast bias and accumulates into it (beta = 1): no add remains.
+// CHECK-LABEL: func @batch_matmul_bias
+// CHECK:       %[[C:.*]] = memref.alloc() {alignment = 64 : i64} : memref<2x4x5xf32>
+// CHECK:       linalg.generic {indexing_maps = [#[[BCAST:.*]], #{{.*}}]
+// CHECK-SAME:    outs(%[[C]] : memref<2x4x5xf32>)
+// CHECK:       call @oneflow_batch_gemm_acc_f32(%{{.*}}, %{{.*}}, %{{.*}}, %c2_i64, %c4_i64, %c5_i64, %c8_i64
+// CHECK:       %[[R:.*]] = bufferization.to_tensor %[[C]] restrict writable
+// CHECK-NOT:   arith.addf
+// CHECK:       return %[[R]]
+func.func @batch_matmul_bias(%a: tensor<2x4x8xf32>, %b: tensor<8x5xf32>, %bias: tensor<5xf32>) -> tensor<2x4x5xf32> {
+  %0 = oneflow.batch_matmul %a, %b : (tensor<2x4x8xf32>, tensor<8x5xf32>) -> tensor<2x4x5xf32>
+  %1 = oneflow.add %bias, %0 : (tensor<5xf32>, tensor<2x4x5xf32>) -> tensor<2x4x5xf32>
+  return %1 : tensor<2x4x5xf32>
+}
+
+// -----
+
+// A full-size addend (a residual) or a per-row one is not a bias: the product
+// is computed alone and added afterwards.
+// CHECK-LABEL: func @matmul_residual
+// CHECK:       call @oneflow_gemm_f32(
+// CHECK:       arith.addf
+// CHECK:       call @oneflow_gemm_f32(
+// CHECK:       arith.addf
+func.func @matmul_residual(%a: tensor<5x8xf32>, %b: tensor<8x5xf32>, %r: tensor<5x5xf32>, %rows: tensor<5x1xf32>) -> (tensor<5x5xf32>, tensor<5x5xf32>) {
+  %0 = oneflow.matmul %a, %b : (tensor<5x8xf32>, tensor<8x5xf32>) -> tensor<5x5xf32>
+  %1 = oneflow.add %0, %r : (tensor<5x5xf32>, tensor<5x5xf32>) -> tensor<5x5xf32>
+  %2 = oneflow.matmul %a, %b : (tensor<5x8xf32>, tensor<8x5xf32>) -> tensor<5x5xf32>
+  %3 = oneflow.add %2, %rows : (tensor<5x5xf32>, tensor<5x1xf32>) -> tensor<5x5xf32>
+  return %1, %3 : tensor<5x5xf32>, tensor<5x5xf32>
+}
