@@ -178,6 +178,22 @@ private:
     return false;
   }
 
+  /// A reshape is a view: as a library call's prologue it costs nothing.
+  /// Joined to its producer's kernel instead, when that kernel already holds
+  /// a library call (so the reshape's library consumer can never join it)
+  /// and the producer's value leaves the kernel anyway, both values would be
+  /// stored (one copy too many). The reshape is left for its consumer then.
+  bool leavesReshapeToConsumers(Operation *producer, Operation *consumer) {
+    if (!isa<ReshapeOp>(consumer) || !hasLibrary[leader(producer)])
+      return false;
+    auto isLibrary = [](Operation *user) {
+      return getFusionKind(user) == FusionKind::Library;
+    };
+    return llvm::any_of(consumer->getUsers(), isLibrary) &&
+           llvm::any_of(consumer->getOperand(0).getUsers(),
+                        [&](Operation *user) { return user != consumer; });
+  }
+
   void tryMerge(Operation *producer, Operation *consumer) {
     Operation *from = leader(producer), *to = leader(consumer);
     if (from == to || segmentOf[producer] != segmentOf[consumer] ||
@@ -185,7 +201,8 @@ private:
         !kindsAllow(producer, consumer))
       return;
     bool library = hasLibrary[from], otherLibrary = hasLibrary[to];
-    if ((library && otherLibrary) || pathOutside(from, to))
+    if ((library && otherLibrary) ||
+        leavesReshapeToConsumers(producer, consumer) || pathOutside(from, to))
       return;
     groups.unionSets(from, to);
     hasLibrary[leader(from)] = library || otherLibrary;

@@ -224,3 +224,27 @@ func.func @updates(%g1: tensor<4xf32>, %g2: tensor<8xf32>) {
   oneflow.assign @w2, %3 : tensor<8xf32>
   return
 }
+
+// -----
+
+// A gradient that leaves its kernel both as it is and reshaped for a weight
+// product: the reshape goes with the product (a view of the kernel's
+// argument there) instead of being stored a second time by the first kernel.
+// CHECK-LABEL: func.func @reshape_goes_to_product
+// CHECK:         %[[G:.*]] = oneflow.fused -> tensor<2x4x8xf32> {
+// CHECK-NEXT:      oneflow.batch_matmul
+// CHECK-NEXT:      %[[M:.*]] = oneflow.mul
+// CHECK-NEXT:      oneflow.yield %[[M]] : tensor<2x4x8xf32>
+// CHECK-NEXT:    }
+// CHECK:         oneflow.fused -> tensor<16x8xf32> {
+// CHECK-NEXT:      oneflow.reshape %[[G]]
+// CHECK-NEXT:      oneflow.reshape
+// CHECK-NEXT:      oneflow.matmul
+func.func @reshape_goes_to_product(%dy: tensor<2x4x16xf32>, %w: tensor<16x8xf32>, %s: tensor<2x4x8xf32>, %x: tensor<2x4x16xf32>) -> (tensor<2x4x8xf32>, tensor<16x8xf32>) {
+  %0 = oneflow.batch_matmul %dy, %w : (tensor<2x4x16xf32>, tensor<16x8xf32>) -> tensor<2x4x8xf32>
+  %1 = oneflow.mul %0, %s : (tensor<2x4x8xf32>, tensor<2x4x8xf32>) -> tensor<2x4x8xf32>
+  %2 = oneflow.reshape %1 : tensor<2x4x8xf32> to tensor<8x8xf32>
+  %3 = oneflow.reshape %x : tensor<2x4x16xf32> to tensor<8x16xf32>
+  %4 = oneflow.matmul %3, %2 {transpose_a} : (tensor<8x16xf32>, tensor<8x8xf32>) -> tensor<16x8xf32>
+  return %1, %4 : tensor<2x4x8xf32>, tensor<16x8xf32>
+}
