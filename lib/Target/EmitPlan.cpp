@@ -102,7 +102,7 @@ static LogicalResult fuseGraph(func::FuncOp graph, FusionStats &stats) {
   stats.opsBefore += llvm::count_if(graph.getOps(), isKernelOp);
   PassManager pm(graph.getContext(), func::FuncOp::getOperationName());
   pm.addPass(createFuse());
-  if (failed(pm.run(graph)))
+  if (failed(applyPassManagerCLOptions(pm)) || failed(pm.run(graph)))
     return failure();
   for (auto fused : graph.getOps<FusedOp>()) {
     ++stats.fusedKernels;
