@@ -127,7 +127,7 @@ def main():
     parser.add_argument("--bin", default=os.path.join(ROOT, "build", "bin"))
     parser.add_argument("--threads", default=f"1,{os.cpu_count() or 1}",
                         help="comma-separated thread counts")
-    parser.add_argument("--steps", type=int, default=20)
+    parser.add_argument("--steps", type=int, default=50)
     parser.add_argument("--doc", default=os.path.join(ROOT, "docs",
                                                       "benchmarks.md"))
     args = parser.parse_args()
