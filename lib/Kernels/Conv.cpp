@@ -21,20 +21,20 @@ using namespace oneflow::kernels;
 
 namespace oneflow::kernels {
 void gemmF32(const float *a, const float *b, float *c, int64_t m, int64_t n,
-             int64_t k, bool ta, bool tb, float beta);
+             int64_t k, bool ta, bool tb, float beta, int64_t ldc);
 void gemmF64(const double *a, const double *b, double *c, int64_t m, int64_t n,
-             int64_t k, bool ta, bool tb, double beta);
+             int64_t k, bool ta, bool tb, double beta, int64_t ldc);
 } // namespace oneflow::kernels
 
 namespace {
 
 void gemm(const float *a, const float *b, float *c, int64_t m, int64_t n,
-          int64_t k, bool ta, bool tb, float beta) {
-  gemmF32(a, b, c, m, n, k, ta, tb, beta);
+          int64_t k, bool ta, bool tb, float beta, int64_t ldc = 0) {
+  gemmF32(a, b, c, m, n, k, ta, tb, beta, ldc);
 }
 void gemm(const double *a, const double *b, double *c, int64_t m, int64_t n,
-          int64_t k, bool ta, bool tb, double beta) {
-  gemmF64(a, b, c, m, n, k, ta, tb, beta);
+          int64_t k, bool ta, bool tb, double beta, int64_t ldc = 0) {
+  gemmF64(a, b, c, m, n, k, ta, tb, beta, ldc);
 }
 
 struct ConvShape {
@@ -48,41 +48,47 @@ inline int64_t source(int64_t out, int64_t k, int64_t stride, int64_t pad,
   return in >= 0 && in < size ? in : -1;
 }
 
-/// Unfolds `image` into rows of `cols` (row r of the window elements starts
-/// at cols + r * ld).
-/// im2col of a stride-1 "same" convolution: each row is the image plane
-/// shifted by the tap's offset (one copy), with the rows and columns that
-/// fall in the padding zeroed.
+/// Whether im2colSame applies: a stride-1, undilated convolution whose
+/// output has the input's size.
+bool isSameConv(const ConvShape &s) {
+  return s.sh == 1 && s.sw == 1 && s.dh == 1 && s.dw == 1 && s.oh == s.h &&
+         s.ow == s.w && s.pt < s.kh && s.pl < s.kw && s.kw - s.pl <= s.w;
+}
+
+/// im2col of a "same" convolution for output pixels [p0, p1): each row
+/// (tap) is a run of the image plane shifted by the tap's offset (one copy),
+/// with what falls in the padding zeroed. Row r starts at cols + r * (p1 -
+/// p0).
 template <typename T>
 void im2colSame(const T *image, T *cols, const ConvShape &s, int64_t channels,
-                int64_t ld) {
-  int64_t plane = s.h * s.w;
+                int64_t p0, int64_t p1) {
+  int64_t plane = s.h * s.w, ld = p1 - p0;
   for (int64_t c = 0; c < channels; ++c)
     for (int64_t i = 0; i < s.kh; ++i)
       for (int64_t j = 0; j < s.kw; ++j) {
         T *row = cols + ((c * s.kh + i) * s.kw + j) * ld;
         const T *in = image + c * plane;
         int64_t dx = j - s.pl, shift = (i - s.pt) * s.w + dx;
-        int64_t begin = std::clamp<int64_t>(-shift, 0, plane),
-                end = std::clamp<int64_t>(plane - shift, begin, plane);
-        std::fill(row, row + begin, T(0));
-        std::copy(in + begin + shift, in + end + shift, row + begin);
-        std::fill(row + end, row + plane, T(0));
+        int64_t begin = std::clamp<int64_t>(-shift, p0, p1),
+                end = std::clamp<int64_t>(plane - shift, begin, p1);
+        std::fill(row, row + (begin - p0), T(0));
+        std::copy(in + begin + shift, in + end + shift, row + (begin - p0));
+        std::fill(row + (end - p0), row + ld, T(0));
         // Columns whose tap reads left or right of the image.
         int64_t zeroFrom = dx < 0 ? 0 : s.w - dx, zeroTo = dx < 0 ? -dx : s.w;
         if (dx != 0)
-          for (int64_t y = 0; y < s.h; ++y)
+          for (int64_t y = p0 / s.w; y * s.w < p1; ++y)
             for (int64_t x = zeroFrom; x < zeroTo; ++x)
-              row[y * s.w + x] = T(0);
+              if (int64_t p = y * s.w + x; p >= p0 && p < p1)
+                row[p - p0] = T(0);
       }
 }
 
+/// Unfolds `image` into rows of `cols` (row r of the window elements starts
+/// at cols + r * ld).
 template <typename T>
 void im2col(const T *image, T *cols, const ConvShape &s, int64_t channels,
             int64_t ld) {
-  if (s.sh == 1 && s.sw == 1 && s.dh == 1 && s.dw == 1 && s.oh == s.h &&
-      s.ow == s.w && s.pt < s.kh && s.pl < s.kw && s.kw - s.pl <= s.w)
-    return im2colSame(image, cols, s, channels, ld);
   for (int64_t c = 0; c < channels; ++c)
     for (int64_t i = 0; i < s.kh; ++i)
       for (int64_t j = 0; j < s.kw; ++j) {
@@ -165,20 +171,36 @@ void conv2d(const T *x, const T *w, const T *bias, T *y, const ConvShape &s) {
   int blasThreads = openblas_get_num_threads();
   if (threads > 1)
     openblas_set_num_threads(1);
+  // A "same" convolution unfolds and multiplies blocks of output pixels:
+  // the block's columns stay in cache, and products of at most 10^6
+  // multiply-adds take OpenBLAS's small-matrix path, which packs nothing.
+  bool same = isSameConv(s);
+  int64_t block = pixels;
+  if (same)
+    block = std::clamp<int64_t>(1000000 / std::max<int64_t>(og * patch, 1) /
+                                    16 * 16,
+                                std::min<int64_t>(64, pixels), pixels);
 #pragma omp parallel num_threads(threads) if (threads > 1)
   {
     // im2col writes every element: no zero-initialization.
-    std::unique_ptr<T[]> cols(new T[patch * pixels]);
+    std::unique_ptr<T[]> cols(new T[patch * block]);
 #pragma omp for schedule(static)
     for (int64_t b = 0; b < s.n; ++b)
       for (int64_t g = 0; g < s.groups; ++g) {
-        im2col(x + (b * s.c + g * cg) * s.h * s.w, cols.get(), s, cg, pixels);
+        const T *image = x + (b * s.c + g * cg) * s.h * s.w;
         T *out = y + (b * s.o + g * og) * pixels;
         if (bias)
           fillWithBias(out, bias + g * og, og, pixels);
-        // out[og, pixels] (+)= w[og, patch] * cols[patch, pixels]
-        gemm(w + g * og * patch, cols.get(), out, og, pixels, patch, false,
-             false, bias ? T(1) : T(0));
+        for (int64_t p0 = 0; p0 < pixels; p0 += block) {
+          int64_t p1 = std::min(p0 + block, pixels);
+          if (same)
+            im2colSame(image, cols.get(), s, cg, p0, p1);
+          else
+            im2col(image, cols.get(), s, cg, pixels);
+          // out[og, p0:p1] (+)= w[og, patch] * cols[patch, p0:p1]
+          gemm(w + g * og * patch, cols.get(), out + p0, og, p1 - p0, patch,
+               false, false, bias ? T(1) : T(0), pixels);
+        }
       }
   }
   if (threads > 1)

@@ -7,17 +7,18 @@
 using namespace oneflow::kernels;
 
 namespace {
+/// Row-major c[m, n] = op(a) op(b) + beta c, c's rows `ldc` apart (0: n).
 void gemm(const float *a, const float *b, float *c, int64_t m, int64_t n,
-          int64_t k, bool ta, bool tb, float beta = 0.0f) {
+          int64_t k, bool ta, bool tb, float beta = 0.0f, int64_t ldc = 0) {
   cblas_sgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans,
               tb ? CblasTrans : CblasNoTrans, m, n, k, 1.0f, a, ta ? m : k, b,
-              tb ? k : n, beta, c, n);
+              tb ? k : n, beta, c, ldc ? ldc : n);
 }
 void gemm(const double *a, const double *b, double *c, int64_t m, int64_t n,
-          int64_t k, bool ta, bool tb, double beta = 0.0) {
+          int64_t k, bool ta, bool tb, double beta = 0.0, int64_t ldc = 0) {
   cblas_dgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans,
               tb ? CblasTrans : CblasNoTrans, m, n, k, 1.0, a, ta ? m : k, b,
-              tb ? k : n, beta, c, n);
+              tb ? k : n, beta, c, ldc ? ldc : n);
 }
 
 template <typename T>
@@ -98,11 +99,11 @@ ONEFLOW_KERNEL void oneflow_batch_gemm_acc_f64(int64_t a, int64_t b, int64_t c,
 namespace oneflow::kernels {
 // Shared with Conv.cpp.
 void gemmF32(const float *a, const float *b, float *c, int64_t m, int64_t n,
-             int64_t k, bool ta, bool tb, float beta) {
-  gemm(a, b, c, m, n, k, ta, tb, beta);
+             int64_t k, bool ta, bool tb, float beta, int64_t ldc) {
+  gemm(a, b, c, m, n, k, ta, tb, beta, ldc);
 }
 void gemmF64(const double *a, const double *b, double *c, int64_t m, int64_t n,
-             int64_t k, bool ta, bool tb, double beta) {
-  gemm(a, b, c, m, n, k, ta, tb, beta);
+             int64_t k, bool ta, bool tb, double beta, int64_t ldc) {
+  gemm(a, b, c, m, n, k, ta, tb, beta, ldc);
 }
 } // namespace oneflow::kernels
