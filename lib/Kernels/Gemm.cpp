@@ -24,7 +24,7 @@ void gemm(const double *a, const double *b, double *c, int64_t m, int64_t n,
 template <typename T>
 void batchGemm(int64_t a, int64_t b, int64_t c, int64_t batch, int64_t m,
                int64_t n, int64_t k, int64_t ta, int64_t tb, int64_t strideA,
-               int64_t strideB, T beta = T(0)) {
+               int64_t strideB, T beta) {
   // A shared right operand and row-major left operands: the batches stack
   // into one tall product, which BLAS runs far better than many small ones.
   if (strideB == 0 && !ta && strideA == m * k) {
@@ -37,64 +37,27 @@ void batchGemm(int64_t a, int64_t b, int64_t c, int64_t batch, int64_t m,
 }
 } // namespace
 
-/// c[m, n] = op(a) op(b); op transposes when the flag is set.
-ONEFLOW_KERNEL void oneflow_gemm_f32(int64_t a, int64_t b, int64_t c, int64_t m,
-                                     int64_t n, int64_t k, int64_t ta,
-                                     int64_t tb) {
-  gemm(ptr<float>(a), ptr<float>(b), ptr<float>(c), m, n, k, ta, tb);
-}
+/// oneflow_gemm_<T>: c[m, n] = op(a) op(b); op transposes when the flag is
+/// set. oneflow_batch_gemm_<T>: `batch` products; an operand with stride 0
+/// is shared by all of them. The _acc variants add the product to what c
+/// holds (BLAS beta = 1): the compiler starts c at a broadcast bias, which
+/// spares BLAS zeroing c and the kernel a pass adding the bias.
+#define ONEFLOW_GEMM_ENTRIES(NAME, T, BETA)                                    \
+  ONEFLOW_KERNEL void oneflow_gemm##NAME(int64_t a, int64_t b, int64_t c,      \
+                                         int64_t m, int64_t n, int64_t k,      \
+                                         int64_t ta, int64_t tb) {             \
+    gemm(ptr<T>(a), ptr<T>(b), ptr<T>(c), m, n, k, ta, tb, BETA);              \
+  }                                                                            \
+  ONEFLOW_KERNEL void oneflow_batch_gemm##NAME(                                \
+      int64_t a, int64_t b, int64_t c, int64_t batch, int64_t m, int64_t n,    \
+      int64_t k, int64_t ta, int64_t tb, int64_t strideA, int64_t strideB) {   \
+    batchGemm<T>(a, b, c, batch, m, n, k, ta, tb, strideA, strideB, BETA);     \
+  }
 
-ONEFLOW_KERNEL void oneflow_gemm_f64(int64_t a, int64_t b, int64_t c, int64_t m,
-                                     int64_t n, int64_t k, int64_t ta,
-                                     int64_t tb) {
-  gemm(ptr<double>(a), ptr<double>(b), ptr<double>(c), m, n, k, ta, tb);
-}
-
-/// `batch` products; an operand with stride 0 is shared by all of them.
-ONEFLOW_KERNEL void oneflow_batch_gemm_f32(int64_t a, int64_t b, int64_t c,
-                                           int64_t batch, int64_t m, int64_t n,
-                                           int64_t k, int64_t ta, int64_t tb,
-                                           int64_t strideA, int64_t strideB) {
-  batchGemm<float>(a, b, c, batch, m, n, k, ta, tb, strideA, strideB);
-}
-
-ONEFLOW_KERNEL void oneflow_batch_gemm_f64(int64_t a, int64_t b, int64_t c,
-                                           int64_t batch, int64_t m, int64_t n,
-                                           int64_t k, int64_t ta, int64_t tb,
-                                           int64_t strideA, int64_t strideB) {
-  batchGemm<double>(a, b, c, batch, m, n, k, ta, tb, strideA, strideB);
-}
-
-/// The _acc variants add the product to what c holds (BLAS beta = 1): the
-/// compiler starts c at a broadcast bias, which spares BLAS zeroing c and
-/// the kernel a pass adding the bias.
-ONEFLOW_KERNEL void oneflow_gemm_acc_f32(int64_t a, int64_t b, int64_t c,
-                                         int64_t m, int64_t n, int64_t k,
-                                         int64_t ta, int64_t tb) {
-  gemm(ptr<float>(a), ptr<float>(b), ptr<float>(c), m, n, k, ta, tb, 1.0f);
-}
-
-ONEFLOW_KERNEL void oneflow_gemm_acc_f64(int64_t a, int64_t b, int64_t c,
-                                         int64_t m, int64_t n, int64_t k,
-                                         int64_t ta, int64_t tb) {
-  gemm(ptr<double>(a), ptr<double>(b), ptr<double>(c), m, n, k, ta, tb, 1.0);
-}
-
-ONEFLOW_KERNEL void oneflow_batch_gemm_acc_f32(int64_t a, int64_t b, int64_t c,
-                                               int64_t batch, int64_t m,
-                                               int64_t n, int64_t k, int64_t ta,
-                                               int64_t tb, int64_t strideA,
-                                               int64_t strideB) {
-  batchGemm<float>(a, b, c, batch, m, n, k, ta, tb, strideA, strideB, 1.0f);
-}
-
-ONEFLOW_KERNEL void oneflow_batch_gemm_acc_f64(int64_t a, int64_t b, int64_t c,
-                                               int64_t batch, int64_t m,
-                                               int64_t n, int64_t k, int64_t ta,
-                                               int64_t tb, int64_t strideA,
-                                               int64_t strideB) {
-  batchGemm<double>(a, b, c, batch, m, n, k, ta, tb, strideA, strideB, 1.0);
-}
+ONEFLOW_GEMM_ENTRIES(_f32, float, 0.0f)
+ONEFLOW_GEMM_ENTRIES(_f64, double, 0.0)
+ONEFLOW_GEMM_ENTRIES(_acc_f32, float, 1.0f)
+ONEFLOW_GEMM_ENTRIES(_acc_f64, double, 1.0)
 
 namespace oneflow::kernels {
 // Shared with Conv.cpp.

@@ -57,8 +57,8 @@ struct MatmulLowering : public OpConversionPattern<MatmulOp> {
     StringRef suffix = blasSuffix(resultType.getElementType());
     Value a = adaptor.getA(), b = adaptor.getB();
     int64_t m = resultType.getDimSize(0), n = resultType.getDimSize(1);
-    int64_t k =
-        op.getTransposeA() ? typeOf(a).getDimSize(0) : typeOf(a).getDimSize(1);
+    int64_t k = op.getTransposeA() ? typeOf(a).getDimSize(0)
+                                   : typeOf(a).getDimSize(1);
     if (!suffix.empty()) {
       replaceByGemm(rewriter, op, ("oneflow_gemm_" + suffix).str(), {a, b},
                     resultType,
@@ -69,13 +69,12 @@ struct MatmulLowering : public OpConversionPattern<MatmulOp> {
       a = transpose2D(rewriter, loc, a);
     if (op.getTransposeB())
       b = transpose2D(rewriter, loc, b);
-    Value zero =
-        filledTensor(rewriter, loc, resultType,
-                     rewriter.getZeroAttr(resultType.getElementType()));
-    rewriter.replaceOp(op,
-                       linalg::MatmulOp::create(rewriter, loc, ValueRange{a, b},
-                                                ValueRange{zero})
-                           .getResult(0));
+    Value zero = filledTensor(rewriter, loc, resultType,
+                              rewriter.getZeroAttr(resultType.getElementType()));
+    rewriter.replaceOp(op, linalg::MatmulOp::create(rewriter, loc,
+                                                    ValueRange{a, b},
+                                                    ValueRange{zero})
+                               .getResult(0));
     return success();
   }
 };
@@ -154,33 +153,21 @@ struct ConvLowering : public OpConversionPattern<OpTy> {
       return rewriter.notifyMatchFailure(
           op, "convolutions are lowered for f32 and f64 only");
     constexpr bool transposed = std::is_same_v<OpTy, ConvTranspose2DOp>;
-    RankedTensorType x = typeOf(adaptor.getX()),
-                     w = typeOf(adaptor.getWeight());
+    RankedTensorType x = typeOf(adaptor.getX()), w = typeOf(adaptor.getWeight());
     ArrayRef<int64_t> strides = op.getStrides(), pads = op.getPads(),
                       dilations = op.getDilations();
-    SmallVector<int64_t> scalars = {x.getDimSize(0),
-                                    x.getDimSize(1),
-                                    x.getDimSize(2),
-                                    x.getDimSize(3),
-                                    resultType.getDimSize(1),
-                                    w.getDimSize(2),
-                                    w.getDimSize(3),
-                                    resultType.getDimSize(2),
-                                    resultType.getDimSize(3),
-                                    strides[0],
-                                    strides[1],
-                                    pads[0],
-                                    pads[1],
-                                    dilations[0],
-                                    dilations[1],
-                                    (int64_t)op.getGroups()};
-    StringRef name =
-        transposed ? "oneflow_conv_transpose2d_" : "oneflow_conv2d_";
+    SmallVector<int64_t> scalars = {
+        x.getDimSize(0), x.getDimSize(1), x.getDimSize(2), x.getDimSize(3),
+        resultType.getDimSize(1), w.getDimSize(2), w.getDimSize(3),
+        resultType.getDimSize(2), resultType.getDimSize(3), strides[0],
+        strides[1], pads[0], pads[1], dilations[0], dilations[1],
+        (int64_t)op.getGroups()};
+    StringRef name = transposed ? "oneflow_conv_transpose2d_" : "oneflow_conv2d_";
     rewriter.replaceOp(
-        op, buildLibraryCall(
-                rewriter, op.getLoc(), (name + suffix).str(),
-                {adaptor.getX(), adaptor.getWeight(), adaptor.getBias()},
-                {resultType}, scalars));
+        op, buildLibraryCall(rewriter, op.getLoc(), (name + suffix).str(),
+                             {adaptor.getX(), adaptor.getWeight(),
+                              adaptor.getBias()},
+                             {resultType}, scalars));
     return success();
   }
 };

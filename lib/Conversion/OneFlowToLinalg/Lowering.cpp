@@ -354,14 +354,9 @@ static void broadcastInto(OpBuilder &b, Location loc, Value value,
   Value source = bufferization::ToBufferOp::create(
       b, loc, MemRefType::get(type.getShape(), type.getElementType()), value,
       /*read_only=*/true);
-  int64_t rank = bufferType.getRank(), offset = rank - type.getRank();
-  SmallVector<AffineExpr> exprs;
-  for (int64_t d = 0; d < type.getRank(); ++d)
-    exprs.push_back(type.getDimSize(d) == 1 && bufferType.getDimSize(d + offset) != 1
-                        ? b.getAffineConstantExpr(0)
-                        : b.getAffineDimExpr(d + offset));
+  int64_t rank = bufferType.getRank();
   SmallVector<AffineMap> maps = {
-      AffineMap::get(rank, 0, exprs, b.getContext()),
+      broadcastMap(b.getContext(), type, bufferType.getShape()),
       b.getMultiDimIdentityMap(rank)};
   linalg::GenericOp::create(
       b, loc, ValueRange{source}, ValueRange{buffer}, maps,
