@@ -148,17 +148,23 @@ static bool isFusionLegal(scf::ParallelOp first, scf::ParallelOp second,
   FailureOr<SmallVector<Access>> b = collectAccesses(second, prefix);
   if (failed(a) || failed(b))
     return false;
-  auto conflicting = [](ArrayRef<Access> writer, ArrayRef<Access> other,
-                        Value root) {
-    return llvm::any_of(
-               writer,
-               [&](const Access &x) { return x.write && x.root == root; }) &&
-           llvm::any_of(other, [&](const Access &x) { return x.root == root; });
-  };
+  // Buffers one loop writes and the other touches.
+  DenseSet<Value> writtenByA, writtenByB, conflicting;
+  for (const Access &access : *a)
+    if (access.write)
+      writtenByA.insert(access.root);
+  for (const Access &access : *b)
+    if (access.write)
+      writtenByB.insert(access.root);
+  for (const Access &access : *a)
+    if (writtenByB.contains(access.root))
+      conflicting.insert(access.root);
+  for (const Access &access : *b)
+    if (writtenByA.contains(access.root))
+      conflicting.insert(access.root);
   for (ArrayRef<Access> accesses : {ArrayRef<Access>(*a), ArrayRef<Access>(*b)})
     for (const Access &access : accesses)
-      if ((conflicting(*a, *b, access.root) ||
-           conflicting(*b, *a, access.root)) &&
+      if (conflicting.contains(access.root) &&
           !access.leadingIndicesAreLoopIndices)
         return false;
   return true;
