@@ -19,6 +19,16 @@ using namespace mlir;
 using namespace mlir::oneflow;
 
 namespace {
+/// Constants up to this many elements become part of the kernel's code.
+constexpr int64_t kMaxInlinedConstantElements = 1 << 16;
+
+bool isInlinableConstant(Value value) {
+  auto constant = value.getDefiningOp<ConstantOp>();
+  auto type = dyn_cast<RankedTensorType>(value.getType());
+  return constant && type && type.hasStaticShape() &&
+         type.getNumElements() <= kMaxInlinedConstantElements;
+}
+
 struct OutlineKernelsPass
     : public oneflow::impl::OutlineKernelsBase<OutlineKernelsPass> {
   using Base::Base;
@@ -41,11 +51,17 @@ struct OutlineKernelsPass
         continue;
       // A fused region's kernel takes the values its body reads from above.
       auto fused = dyn_cast<FusedOp>(op);
-      SetVector<Value> inputs;
+      SetVector<Value> used;
       if (fused)
-        getUsedValuesDefinedAbove(fused.getBody(), inputs);
+        getUsedValuesDefinedAbove(fused.getBody(), used);
       else
-        inputs.insert(op.operand_begin(), op.operand_end());
+        used.insert(op.operand_begin(), op.operand_end());
+      // Small constants are compiled into the kernel, where the code
+      // generator can fold them (a scale, a divisor, a mask), instead of
+      // being loaded from a buffer argument.
+      SmallVector<Value> inputs, inlined;
+      for (Value value : used)
+        (isInlinableConstant(value) ? inlined : inputs).push_back(value);
       std::string name = op.getName().stripDialect().str();
       if (fused)
         name = "fused_" + getFusionRoot(fused.getBody().front())
@@ -55,7 +71,7 @@ struct OutlineKernelsPass
 
       builder.setInsertionPoint(graph);
       auto type = builder.getFunctionType(
-          ValueRange(inputs.getArrayRef()).getTypes(), op.getResultTypes());
+          ValueRange(inputs).getTypes(), op.getResultTypes());
       auto kernel = func::FuncOp::create(
           builder, op.getLoc(),
           "kernel_" + std::to_string(counter++) + "_" + name, type);
@@ -65,8 +81,10 @@ struct OutlineKernelsPass
 
       Block *body = kernel.addEntryBlock();
       IRMapping mapping;
-      mapping.map(inputs.getArrayRef(), body->getArguments());
+      mapping.map(inputs, body->getArguments());
       builder.setInsertionPointToStart(body);
+      for (Value constant : inlined)
+        builder.clone(*constant.getDefiningOp(), mapping);
       if (fused) {
         for (Operation &nested : fused.getBody().front().without_terminator())
           builder.clone(nested, mapping);
@@ -81,11 +99,14 @@ struct OutlineKernelsPass
       }
 
       builder.setInsertionPoint(&op);
-      auto call = func::CallOp::create(builder, op.getLoc(), kernel,
-                                       inputs.getArrayRef());
+      auto call = func::CallOp::create(builder, op.getLoc(), kernel, inputs);
       op.replaceAllUsesWith(call.getResults());
       op.erase();
     }
+    // Constants that now live only inside kernels need no register.
+    for (auto constant : llvm::make_early_inc_range(graph.getOps<ConstantOp>()))
+      if (constant->use_empty())
+        constant.erase();
   }
 };
 } // namespace

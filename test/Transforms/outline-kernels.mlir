@@ -23,18 +23,31 @@ func.func @main(%x: tensor<8x64xf32>) -> tensor<8x16xf32> {
 
 // -----
 
-// Multi-result ops keep all their results; constants are not outlined.
+// Multi-result ops keep all their results. Small constants are compiled
+// into the kernels that read them (no argument, no register left when only
+// kernels read them); large ones stay registers the kernel takes.
 // CHECK-LABEL: func.func private @kernel_0_split(
 // CHECK-SAME:    -> (tensor<2x4xf32>, tensor<6x4xf32>)
+// CHECK-LABEL: func.func private @kernel_1_add(
+// CHECK-SAME:    %[[A:.*]]: tensor<2x4xf32>) -> tensor<2x4xf32>
+// CHECK-NEXT:    %[[C:.*]] = oneflow.constant dense<1.000000e+00> : tensor<2x4xf32>
+// CHECK-NEXT:    oneflow.add %[[A]], %[[C]]
+// CHECK-LABEL: func.func private @kernel_2_add(
+// CHECK-SAME:    %{{.*}}: tensor<70000xf32>, %{{.*}}: tensor<70000xf32>)
+// CHECK-NOT:     oneflow.constant
 // CHECK-LABEL: func.func @main(
-// CHECK:         %[[C:.*]] = oneflow.constant
+// CHECK-NOT:     oneflow.constant dense<1.0
+// CHECK:         %[[BIG:.*]] = oneflow.constant dense<2.000000e+00> : tensor<70000xf32>
 // CHECK:         %[[S:.*]]:2 = call @kernel_0_split(
-// CHECK:         call @kernel_1_add(%[[S]]#0, %[[C]])
-func.func @main(%x: tensor<8x4xf32>) -> (tensor<2x4xf32>, tensor<6x4xf32>) {
+// CHECK:         call @kernel_1_add(%[[S]]#0)
+// CHECK:         call @kernel_2_add(%{{.*}}, %[[BIG]])
+func.func @main(%x: tensor<8x4xf32>, %y: tensor<70000xf32>) -> (tensor<2x4xf32>, tensor<6x4xf32>, tensor<70000xf32>) {
   %c = oneflow.constant dense<1.0> : tensor<2x4xf32>
+  %big = oneflow.constant dense<2.0> : tensor<70000xf32>
   %a, %b = oneflow.split %x {axis = 0 : i64, sizes = array<i64: 2, 6>} : tensor<8x4xf32> -> tensor<2x4xf32>, tensor<6x4xf32>
   %s = oneflow.add %a, %c : (tensor<2x4xf32>, tensor<2x4xf32>) -> tensor<2x4xf32>
-  return %s, %b : tensor<2x4xf32>, tensor<6x4xf32>
+  %t = oneflow.add %y, %big : (tensor<70000xf32>, tensor<70000xf32>) -> tensor<70000xf32>
+  return %s, %b, %t : tensor<2x4xf32>, tensor<6x4xf32>, tensor<70000xf32>
 }
 
 // -----

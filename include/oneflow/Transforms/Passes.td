@@ -29,6 +29,9 @@ def ApproximateMath : Pass<"oneflow-approximate-math"> {
     become upstream MLIR's polynomial approximations: plain arithmetic that
     LLVM vectorizes, where a libm call would keep the loop scalar. f64 ops
     keep their libm calls (gradient checks rely on their accuracy).
+    An f32 division by a constant becomes a multiplication by its
+    reciprocal (within an ulp; a divide costs ~10 multiplies and does not
+    pipeline).
   }];
   let dependentDialects = ["::mlir::arith::ArithDialect",
                            "::mlir::vector::VectorDialect",

@@ -280,6 +280,25 @@ bool isBinaryElementwise(Operation *op) {
              GreaterEqualOp>(op);
 }
 
+/// Replaces a constant i1 condition by the same constant in i8. An i1 is a
+/// byte in memory but a bit in a vector, so the vectorizer assembles a vector
+/// of i1 loads bit by bit (a causal mask cost more than its softmax); bytes
+/// load as one vector and compare against zero.
+LogicalResult conditionAsBytes(OpBuilder &b, Location loc, Value &condition) {
+  DenseElementsAttr mask;
+  if (!matchPattern(condition, m_Constant(&mask)) || mask.isSplat() ||
+      !mask.getElementType().isInteger(1))
+    return failure();
+  auto bytesType = RankedTensorType::get(mask.getType().getShape(),
+                                         b.getI8Type());
+  SmallVector<int8_t> bytes;
+  for (bool bit : mask.getValues<bool>())
+    bytes.push_back(bit);
+  condition = arith::ConstantOp::create(
+      b, loc, DenseElementsAttr::get(bytesType, ArrayRef(bytes)));
+  return success();
+}
+
 /// Any op whose result is an elementwise function of its operands.
 struct ElementwiseLowering : public ConversionPattern {
   ElementwiseLowering(MLIRContext *context)
@@ -295,14 +314,23 @@ struct ElementwiseLowering : public ConversionPattern {
       return failure();
     Location loc = op->getLoc();
     Type resultElement = resultType.getElementType();
+    SmallVector<Value> inputs(operands);
     std::function<Value(OpBuilder &, Location, ValueRange)> body;
     if (isa<CastOp>(op)) {
       body = [&](OpBuilder &b, Location l, ValueRange args) {
         return castScalar(b, l, args[0], resultElement);
       };
     } else if (isa<WhereOp>(op)) {
-      body = [](OpBuilder &b, Location l, ValueRange args) -> Value {
-        return arith::SelectOp::create(b, l, args[0], args[1], args[2]);
+      bool byteCondition =
+          succeeded(conditionAsBytes(rewriter, loc, inputs[0]));
+      body = [byteCondition](OpBuilder &b, Location l,
+                             ValueRange args) -> Value {
+        Value condition = args[0];
+        if (byteCondition)
+          condition = arith::CmpIOp::create(
+              b, l, arith::CmpIPredicate::ne, condition,
+              arith::ConstantOp::create(b, l, b.getI8IntegerAttr(0)));
+        return arith::SelectOp::create(b, l, condition, args[1], args[2]);
       };
     } else if (isUnaryElementwise(op)) {
       body = [op](OpBuilder &b, Location l, ValueRange args) {
@@ -315,8 +343,8 @@ struct ElementwiseLowering : public ConversionPattern {
     } else {
       return failure();
     }
-    rewriter.replaceOp(op, buildElementwise(rewriter, loc, resultType,
-                                            operands, body));
+    rewriter.replaceOp(
+        op, buildElementwise(rewriter, loc, resultType, inputs, body));
     return success();
   }
 };

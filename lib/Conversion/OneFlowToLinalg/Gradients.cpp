@@ -679,11 +679,14 @@ struct SoftmaxCrossEntropyGradLowering
                 ValueRange args) -> SmallVector<Value> {
               Value x = args[0], rowMax = args[1], rowSum = args[2],
                     label = args[3], dloss = args[4];
-              Value p = arith::DivFOp::create(
+              // exp * (1 / sum): the inverse is loop-invariant along a row.
+              Value inverse = arith::DivFOp::create(
+                  b, l, scalarConstant(b, l, element, 1), rowSum);
+              Value p = arith::MulFOp::create(
                   b, l,
                   math::ExpOp::create(b, l,
                                       arith::SubFOp::create(b, l, x, rowMax)),
-                  rowSum);
+                  inverse);
               Value index = arith::IndexCastOp::create(
                   b, l, label.getType(),
                   linalg::IndexOp::create(b, l, rank - 1));

@@ -179,8 +179,16 @@ Value softmax(OpBuilder &b, Location loc, Value x, int64_t axis, bool log) {
         return math::ExpOp::create(nb, nl, v).getResult();
       });
   Value sum = reduceKeep(b, loc, exp, {axis}, Combine::Sum);
-  if (!log)
-    return divF(b, loc, exp, sum);
+  if (!log) {
+    // One divide per row, a multiply per element.
+    Value inverse =
+        buildUnary(b, loc, sum, [](OpBuilder &nb, Location nl, Value v) {
+          return arith::DivFOp::create(
+                     nb, nl, scalarConstant(nb, nl, v.getType(), 1), v)
+              .getResult();
+        });
+    return mulF(b, loc, exp, inverse);
+  }
   Value logSum =
       buildUnary(b, loc, sum, [](OpBuilder &nb, Location nl, Value v) {
         return math::LogOp::create(nb, nl, v).getResult();

@@ -70,3 +70,23 @@ func.func @casts(%x: tensor<4xf32>, %c: tensor<4xi1>) -> (tensor<4xi32>, tensor<
   %4 = oneflow.where %c, %x, %3 : (tensor<4xi1>, tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
   return %0, %1, %2, %3, %4 : tensor<4xi32>, tensor<4xf16>, tensor<4xi1>, tensor<4xf32>, tensor<4xf32>
 }
+
+// -----
+
+// A constant condition is stored as bytes and compared with zero: a vector
+// of i1 would be loaded bit by bit. A splat or computed condition stays i1.
+// CHECK-LABEL: func @where_constant_mask
+// CHECK:       %[[MASK:.*]] = arith.constant dense<{{\[}}[1, 0], [1, 1]]> : tensor<2x2xi8>
+// CHECK:       linalg.generic {{.*}} ins(%[[MASK]], %{{.*}}, %{{.*}} : tensor<2x2xi8>, tensor<f32>, tensor<2x2xf32>)
+// CHECK:         %[[BIT:.*]] = arith.cmpi ne, %{{.*}}, %c0_i8 : i8
+// CHECK:         arith.select %[[BIT]]
+// CHECK:       linalg.generic {{.*}} ins(%{{.*}}, %{{.*}}, %{{.*}} : tensor<2x2xi1>, tensor<f32>, tensor<2x2xf32>)
+// CHECK-NOT:     arith.cmpi
+// CHECK:         arith.select
+func.func @where_constant_mask(%x: tensor<2x2xf32>, %c: tensor<2x2xi1>) -> (tensor<2x2xf32>, tensor<2x2xf32>) {
+  %mask = oneflow.constant dense<[[true, false], [true, true]]> : tensor<2x2xi1>
+  %inf = oneflow.constant dense<0xFF800000> : tensor<f32>
+  %0 = oneflow.where %mask, %inf, %x : (tensor<2x2xi1>, tensor<f32>, tensor<2x2xf32>) -> tensor<2x2xf32>
+  %1 = oneflow.where %c, %inf, %x : (tensor<2x2xi1>, tensor<f32>, tensor<2x2xf32>) -> tensor<2x2xf32>
+  return %0, %1 : tensor<2x2xf32>, tensor<2x2xf32>
+}

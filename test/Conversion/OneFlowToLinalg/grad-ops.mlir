@@ -131,15 +131,17 @@ func.func @slice_grad_reverse(%dy: tensor<5xf32>) -> tensor<5xf32> {
 // -----
 
 // Three passes over the logits: the row max, the row sum of exp(x - max),
-// then (softmax - onehot) * dloss, zero where the label is ignored.
+// then (softmax - onehot) * dloss, zero where the label is ignored; the
+// softmax multiplies by the row's 1 / sum (one divide per row).
 // CHECK-LABEL: func @softmax_cross_entropy_grad
 // CHECK:       %[[MAX:.*]] = linalg.generic {{.*}}iterator_types = ["parallel", "parallel", "reduction"]} ins(%arg0 : tensor<4x7x10xf32>)
 // CHECK:         arith.maximumf
 // CHECK:       %[[SUM:.*]] = linalg.generic {{.*}}iterator_types = ["parallel", "parallel", "reduction"]} ins(%arg0, %[[MAX]] :
 // CHECK:         math.exp
 // CHECK:       linalg.generic {{.*}}iterator_types = ["parallel", "parallel", "parallel"]} ins(%arg0, %[[MAX]], %[[SUM]], %arg1, %arg2 :
-// CHECK:         math.exp
-// CHECK:         arith.divf
+// CHECK:         %[[INV:.*]] = arith.divf %{{.*}}, %in_2
+// CHECK:         %[[E:.*]] = math.exp
+// CHECK:         arith.mulf %[[E]], %[[INV]]
 // CHECK:         arith.subf
 // CHECK:         arith.mulf
 // CHECK:         arith.cmpi eq, %{{.*}}, %c-100_i64

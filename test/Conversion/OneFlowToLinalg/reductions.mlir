@@ -42,13 +42,18 @@ func.func @argmax(%x: tensor<4x8xf32>) -> tensor<4xi64> {
 
 // -----
 
-// Softmax subtracts the max before exp and divides by the sum.
+// Softmax subtracts the max before exp and divides by the sum: one divide
+// per row (1 / sum), a multiply per element.
 // CHECK-LABEL: func @softmax
 // CHECK: arith.maximumf
 // CHECK: arith.subf
 // CHECK: math.exp
 // CHECK: arith.addf
-// CHECK: arith.divf
+// CHECK: %[[INV:.*]] = linalg.generic {{.*}} ins(%{{.*}} : tensor<4x1xf32>)
+// CHECK:   arith.divf
+// CHECK: linalg.generic {{.*}} ins(%{{.*}}, %[[INV]] : tensor<4x8xf32>, tensor<4x1xf32>)
+// CHECK-NEXT: ^bb0
+// CHECK-NEXT:   arith.mulf
 func.func @softmax(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
   %0 = oneflow.softmax %x {axis = 1 : i64} : tensor<4x8xf32>
   return %0 : tensor<4x8xf32>
