@@ -33,6 +33,7 @@
 
 #include "mlir/IR/Builders.h"
 #include "llvm/ADT/EquivalenceClasses.h"
+#include "llvm/ADT/MapVector.h"
 
 #include <queue>
 
@@ -98,6 +99,7 @@ public:
             producer && producer->getBlock() == &block)
           tryMerge(producer, consumer);
     mergeUpdates();
+    rematerializeCheapValues();
     return materialize();
   }
 
@@ -228,6 +230,81 @@ private:
         continue;
       groups.unionSets(other, lead);
       group = leader(lead);
+    }
+  }
+
+  /// The one tensor a cheap op computes from (its other operands are
+  /// scalar constants), or null: an add, sub, mul, div or neg whose result
+  /// costs one instruction per element to compute again.
+  static Value cheapSource(Operation *op) {
+    if (!isa<AddOp, SubOp, MulOp, DivOp, NegOp>(op))
+      return nullptr;
+    Value source;
+    for (Value operand : op->getOperands()) {
+      auto type = dyn_cast<RankedTensorType>(operand.getType());
+      if (operand.getDefiningOp<ConstantOp>() && type && type.getRank() == 0)
+        continue;
+      if (source || operand.getType() != op->getResult(0).getType())
+        return nullptr;
+      source = operand;
+    }
+    return source;
+  }
+
+  /// A kernel that reads both x and f(x), f cheap, computes f(x) itself:
+  /// then f(x) need not be stored by its producer and loaded again (GELU's
+  /// x / sqrt(2), kept for the backward pass next to x). The copy joins the
+  /// consumer's group; nothing expensive is ever recomputed.
+  void rematerializeCheapValues() {
+    bool changed = false;
+    for (Operation *op : llvm::make_early_inc_range(ops)) {
+      Value source = cheapSource(op);
+      if (!source)
+        continue;
+      Operation *home = leader(op);
+      // Users in other groups that read `source` themselves.
+      llvm::MapVector<Operation *, SmallVector<OpOperand *>> usesByGroup;
+      for (OpOperand &use : op->getResult(0).getUses()) {
+        Operation *user = block.findAncestorOpInBlock(*use.getOwner());
+        if (!user || user->hasTrait<OpTrait::IsTerminator>() ||
+            leader(user) == home)
+          continue;
+        usesByGroup[leader(user)].push_back(&use);
+      }
+      for (auto &[group, uses] : usesByGroup) {
+        bool readsSource = llvm::any_of(source.getUsers(), [&](Operation *u) {
+          Operation *user = block.findAncestorOpInBlock(*u);
+          return user && user != op && !user->hasTrait<OpTrait::IsTerminator>() &&
+                 leader(user) == group;
+        });
+        if (!readsSource)
+          continue;
+        Operation *first = block.findAncestorOpInBlock(*uses.front()->getOwner());
+        for (OpOperand *use : uses) {
+          Operation *user = block.findAncestorOpInBlock(*use->getOwner());
+          if (index[user] < index[first])
+            first = user;
+        }
+        OpBuilder builder(first);
+        Operation *copy = builder.clone(*op);
+        for (OpOperand *use : uses)
+          use->set(copy->getResult(0));
+        index[copy] = index[first];
+        segmentOf[copy] = segmentOf[first];
+        bool library = hasLibrary[group];
+        groups.insert(copy);
+        groups.unionSets(group, copy);
+        hasLibrary[leader(copy)] = library;
+        changed = true;
+      }
+    }
+    if (!changed)
+      return;
+    // Number again in block order (the copies sit before their users).
+    ops.clear();
+    for (Operation &op : block.without_terminator()) {
+      index[&op] = ops.size();
+      ops.push_back(&op);
     }
   }
 

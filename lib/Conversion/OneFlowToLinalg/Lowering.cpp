@@ -233,15 +233,8 @@ Value lowering::buildReduction(OpBuilder &b, Location loc, Value input,
       b, loc, TypeRange{resultType}, ValueRange{input},
       ValueRange{filledTensor(b, loc, resultType, init)}, maps, iterators,
       [&](OpBuilder &nested, Location nestedLoc, ValueRange args) {
-        Value combined = combine(nested, nestedLoc, args);
-        // Reductions may reassociate (as PyTorch's vectorized ones do):
-        // that is what lets LLVM vectorize them.
-        if (auto fastMath = combined.getDefiningOp<arith::ArithFastMathInterface>())
-          fastMath->setAttr(fastMath.getFastMathAttrName(),
-                            arith::FastMathFlagsAttr::get(
-                                nested.getContext(),
-                                arith::FastMathFlags::reassoc));
-        linalg::YieldOp::create(nested, nestedLoc, combined);
+        linalg::YieldOp::create(nested, nestedLoc,
+                                combine(nested, nestedLoc, args));
       });
   return generic.getResult(0);
 }
@@ -446,6 +439,32 @@ SmallVector<Value> lowering::buildLibraryCall(OpBuilder &b, Location loc,
 
 namespace {
 
+/// Reductions may reassociate, as PyTorch's vectorized ones do: that is what
+/// lets LLVM vectorize a reduction along the innermost loop (a row sum of
+/// exp stays scalar otherwise). Marks the float op that combines each
+/// accumulator of a reducing generic with the element.
+void allowReassociatingReductions(linalg::GenericOp generic) {
+  if (generic.getNumReductionLoops() == 0)
+    return;
+  auto yield = cast<linalg::YieldOp>(generic.getBody()->getTerminator());
+  for (auto [value, accumulator] :
+       llvm::zip(yield.getValues(), generic.getRegionOutputArgs())) {
+    Operation *combine = value.getDefiningOp();
+    if (!isa_and_present<arith::AddFOp, arith::MulFOp, arith::MaximumFOp,
+                         arith::MinimumFOp, arith::MaxNumFOp,
+                         arith::MinNumFOp>(combine) ||
+        !llvm::is_contained(combine->getOperands(), accumulator))
+      continue;
+    auto fastMath = cast<arith::ArithFastMathInterface>(combine);
+    fastMath->setAttr(
+        fastMath.getFastMathAttrName(),
+        arith::FastMathFlagsAttr::get(
+            generic.getContext(),
+            fastMath.getFastMathFlagsAttr().getValue() |
+                arith::FastMathFlags::reassoc));
+  }
+}
+
 /// oneflow.constant -> arith.constant.
 struct ConstantLowering : public OpConversionPattern<ConstantOp> {
   using OpConversionPattern::OpConversionPattern;
@@ -482,7 +501,8 @@ struct ConvertOneFlowToLinalgPass
     populateGradientPatterns(patterns);
     if (failed(applyPartialConversion(getOperation(), target,
                                       std::move(patterns))))
-      signalPassFailure();
+      return signalPassFailure();
+    getOperation()->walk(allowReassociatingReductions);
   }
 };
 } // namespace

@@ -132,12 +132,14 @@ func.func @slice_grad_reverse(%dy: tensor<5xf32>) -> tensor<5xf32> {
 
 // Three passes over the logits: the row max, the row sum of exp(x - max),
 // then (softmax - onehot) * dloss, zero where the label is ignored; the
-// softmax multiplies by the row's 1 / sum (one divide per row).
+// softmax multiplies by the row's 1 / sum (one divide per row). The sums may
+// reassociate, so the row loops vectorize.
 // CHECK-LABEL: func @softmax_cross_entropy_grad
 // CHECK:       %[[MAX:.*]] = linalg.generic {{.*}}iterator_types = ["parallel", "parallel", "reduction"]} ins(%arg0 : tensor<4x7x10xf32>)
 // CHECK:         arith.maximumf
 // CHECK:       %[[SUM:.*]] = linalg.generic {{.*}}iterator_types = ["parallel", "parallel", "reduction"]} ins(%arg0, %[[MAX]] :
 // CHECK:         math.exp
+// CHECK:         arith.addf %{{.*}}, %{{.*}} fastmath<reassoc>
 // CHECK:       linalg.generic {{.*}}iterator_types = ["parallel", "parallel", "parallel"]} ins(%arg0, %[[MAX]], %[[SUM]], %arg1, %arg2 :
 // CHECK:         %[[INV:.*]] = arith.divf %{{.*}}, %in_2
 // CHECK:         %[[E:.*]] = math.exp
@@ -159,6 +161,9 @@ func.func @softmax_cross_entropy_grad(%logits: tensor<4x7x10xf32>, %labels: tens
 // CHECK-LABEL: func @layer_norm_grad
 // CHECK:       math.rsqrt
 // CHECK:       %[[ROW:.*]]:2 = linalg.generic {{.*}}iterator_types = ["parallel", "parallel", "reduction"]} ins(%arg0, %arg2, %arg1, %{{.*}}, %{{.*}} : {{.*}}) outs(%{{.*}}, %{{.*}} : tensor<2x5xf32>, tensor<2x5xf32>)
+// CHECK:       ^bb0(%{{.*}}, %[[ACC0:.*]]: f32, %[[ACC1:.*]]: f32):
+// CHECK:         arith.addf %[[ACC0]], %{{.*}} fastmath<reassoc>
+// CHECK:         arith.addf %[[ACC1]], %{{.*}} fastmath<reassoc>
 // CHECK:       %[[DX:.*]] = linalg.generic {{.*}}iterator_types = ["parallel", "parallel", "parallel"]} ins(%arg0, %arg2, %arg1, %{{.*}}, %{{.*}}, %[[ROW]]#0, %[[ROW]]#1 :
 // CHECK:       %[[P:.*]]:2 = linalg.generic {{.*}}iterator_types = ["reduction", "reduction", "parallel"]}{{.*}}outs(%{{.*}}, %{{.*}} : tensor<8xf32>, tensor<8xf32>)
 // CHECK:       return %[[DX]], %[[P]]#0, %[[P]]#1

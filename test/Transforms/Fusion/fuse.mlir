@@ -248,3 +248,39 @@ func.func @reshape_goes_to_product(%dy: tensor<2x4x16xf32>, %w: tensor<16x8xf32>
   %4 = oneflow.matmul %3, %2 {transpose_a} : (tensor<8x16xf32>, tensor<8x8xf32>) -> tensor<16x8xf32>
   return %1, %4 : tensor<2x4x8xf32>, tensor<16x8xf32>
 }
+
+// -----
+
+// A cheap value (x / c) that another kernel reads next to x is computed
+// again there instead of being loaded (GELU's x / sqrt(2) in its backward
+// kernel). A kernel that reads x / c without x still loads it, so here the
+// first kernel keeps yielding it.
+// CHECK-LABEL: func.func @cheap_value_recomputed
+// CHECK:         %[[F:.*]]:3 = oneflow.fused -> tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32> {
+// CHECK-NEXT:      %[[H:.*]] = oneflow.matmul
+// CHECK-NEXT:      %[[U:.*]] = oneflow.div %[[H]], %{{.*}}
+// CHECK-NEXT:      %[[E:.*]] = oneflow.erf %[[U]]
+// CHECK-NEXT:      %[[Y:.*]] = oneflow.mul %[[H]], %[[E]]
+// CHECK-NEXT:      oneflow.yield %[[H]], %[[U]], %[[Y]]
+// CHECK-NEXT:    }
+// CHECK:         oneflow.fused -> tensor<4x8xf32> {
+// CHECK-NEXT:      oneflow.mul %arg1, %[[F]]#0
+// CHECK-NEXT:      %[[U2:.*]] = oneflow.div %[[F]]#0, %{{.*}}
+// CHECK-NEXT:      oneflow.mul %[[U2]], %[[U2]]
+// CHECK-NEXT:      oneflow.add
+// CHECK:         oneflow.fused -> tensor<4x8xf32> {
+// CHECK-NEXT:      oneflow.mul %arg1, %[[F]]#1
+// CHECK-NEXT:      oneflow.exp
+func.func @cheap_value_recomputed(%x: tensor<4x16xf32>, %dy: tensor<4x8xf32>, %w: tensor<16x8xf32>) -> (tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>) {
+  %c = oneflow.constant dense<1.41421354> : tensor<f32>
+  %h = oneflow.matmul %x, %w : (tensor<4x16xf32>, tensor<16x8xf32>) -> tensor<4x8xf32> loc(fused<{oneflow.provenance = ["forward", -1, 0]}>["f"])
+  %u = oneflow.div %h, %c : (tensor<4x8xf32>, tensor<f32>) -> tensor<4x8xf32> loc(fused<{oneflow.provenance = ["forward", -1, 0]}>["f"])
+  %e = oneflow.erf %u : tensor<4x8xf32> loc(fused<{oneflow.provenance = ["forward", -1, 0]}>["f"])
+  %y = oneflow.mul %h, %e : (tensor<4x8xf32>, tensor<4x8xf32>) -> tensor<4x8xf32> loc(fused<{oneflow.provenance = ["forward", -1, 0]}>["f"])
+  %g = oneflow.mul %dy, %h : (tensor<4x8xf32>, tensor<4x8xf32>) -> tensor<4x8xf32> loc(fused<{oneflow.provenance = ["backward", -1, 0]}>["b"])
+  %q = oneflow.mul %u, %u : (tensor<4x8xf32>, tensor<4x8xf32>) -> tensor<4x8xf32> loc(fused<{oneflow.provenance = ["backward", -1, 0]}>["b"])
+  %r = oneflow.add %g, %q : (tensor<4x8xf32>, tensor<4x8xf32>) -> tensor<4x8xf32> loc(fused<{oneflow.provenance = ["backward", -1, 0]}>["b"])
+  %s = oneflow.mul %dy, %u : (tensor<4x8xf32>, tensor<4x8xf32>) -> tensor<4x8xf32> loc(fused<{oneflow.provenance = ["update", -1, 0]}>["s"])
+  %t = oneflow.exp %s : tensor<4x8xf32> loc(fused<{oneflow.provenance = ["update", -1, 0]}>["s"])
+  return %y, %r, %t : tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>
+}
