@@ -61,6 +61,7 @@ static constexpr llvm::StringLiteral kLoopsToLLVMPipeline =
     "oneflow-fuse-row-loops,"
     "oneflow-serialize-small-parallel-loops,"
     "oneflow-sequential-inner-loops,"
+    "oneflow-promote-loop-accumulators,"
     "convert-scf-to-openmp,"
     "lower-affine,"
     "expand-strided-metadata,"

@@ -142,6 +142,25 @@ def SequentialInnerLoops
                            "::mlir::arith::ArithDialect"];
 }
 
+def PromoteLoopAccumulators
+    : Pass<"oneflow-promote-loop-accumulators", "ModuleOp"> {
+  let summary = "Keep a loop's invariant memory cells in registers";
+  let description = [{
+    For kernel loops over buffers, before OpenMP outlining hides which
+    buffers are distinct. In an `scf.for` with a static trip count of at
+    least one and no memory access other than `memref.load`/`memref.store`:
+    loads at loop-invariant indices of a buffer no store of the loop may
+    write move before the loop; a cell read and written at invariant indices
+    (a reduction's accumulator) becomes a loop-carried value, loaded once
+    before the loop and stored once after it. Buffers are told apart when
+    they are local allocations or `llvm.noalias` arguments. LLVM then keeps
+    row statistics and accumulators in registers and vectorizes the row
+    loops of normalizations and their gradients.
+  }];
+  let dependentDialects = ["::mlir::scf::SCFDialect",
+                           "::mlir::memref::MemRefDialect"];
+}
+
 def SbpApplyStrategy : Pass<"sbp-apply-strategy", "ModuleOp"> {
   let summary = "Place @main on a mesh and pin the anchor SBPs of a strategy";
   let description = [{
