@@ -1,7 +1,7 @@
 //===- Executor.cpp - Runs a plan -----------------------------------------===//
 
-#include <sys/mman.h>
 #include "oneflow/Runtime/Executor.h"
+#include <sys/mman.h>
 
 #include "Engine.h"
 
@@ -336,8 +336,9 @@ void Executor::Impl::buildEngine(const std::vector<KernelFn> &kernelOfTask) {
       actor.controls.push_back(0);
     }
   }
-  engine = std::make_unique<Engine>(std::move(regsts), std::move(actors),
-                                    std::move(threads), graph->hasAssigns());
+  engine =
+      std::make_unique<Engine>(std::move(regsts), std::move(actors),
+                               std::move(threads), graph->hasVariableWrites());
 }
 
 Status Executor::run(const RunOptions &options, const InputFeed &feed,
@@ -450,7 +451,7 @@ void Executor::Impl::gatherTrace() {
   trace = std::move(merged);
 }
 
-bool Executor::stepByStep() const { return impl->graph->hasAssigns(); }
+bool Executor::stepByStep() const { return impl->graph->hasVariableWrites(); }
 int64_t Executor::runStartNs() const { return impl->engine->runStartNs(); }
 World *Executor::world() const { return impl->options.world; }
 

@@ -559,12 +559,19 @@ Expected<PlanGraph> PlanGraph::build(const plan::Plan &plan) {
     case plan::COLLECTIVE:
       break; // Checked with their peers below.
     case plan::ASSIGN:
-      graph.assigns = true;
+      graph.variableWrites = true;
       break; // Checked with the training plans' other parts below.
     default:
       problems.add(describe(task), ": unknown task kind ", int(task.kind()));
     }
   }
+  // A kernel that reads and writes a persistent regst updates it in place.
+  for (const TaskNode &node : graph.taskNodes)
+    for (int r : node.outRegsts)
+      if (graph.regstNodes[r].regst->persistent() &&
+          std::find(node.inRegsts.begin(), node.inRegsts.end(), r) !=
+              node.inRegsts.end())
+        graph.variableWrites = true;
   if (hasKernels && plan.kernel_library().empty())
     problems.add("the plan has KERNEL tasks but no kernel_library");
 

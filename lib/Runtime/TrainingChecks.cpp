@@ -25,6 +25,16 @@ std::string shapeText(const google::protobuf::RepeatedField<int64_t> &dims) {
   return text + "]";
 }
 
+/// Whether task `t` is a kernel that reads and writes persistent regst `r`.
+bool updatesInPlace(const PlanGraph &graph, int t, int r) {
+  const PlanGraph::TaskNode &node = graph.tasks()[t];
+  auto holds = [r](const std::vector<int> &regsts) {
+    return std::find(regsts.begin(), regsts.end(), r) != regsts.end();
+  };
+  return graph.plan().tasks(t).kind() == plan::KERNEL && holds(node.inRegsts) &&
+         holds(node.outRegsts);
+}
+
 void checkAssignTask(const PlanGraph &graph, int t, Problems &problems) {
   const plan::Task &task = graph.plan().tasks(t);
   const PlanGraph::TaskNode &node = graph.tasks()[t];
@@ -234,16 +244,23 @@ void checkTrainingPlan(const plan::Plan &plan, const PlanGraph &graph,
       checkAssignTask(graph, t, problems);
     checkWaitFor(graph, t, problems);
   }
-  // Plans that update variables with ASSIGNs order every write of a
-  // persistent regst; other writers would race with its readers.
-  if (graph.hasAssigns())
-    for (const PlanGraph::RegstNode &regst : graph.regsts())
-      if (regst.regst->persistent() && regst.producer >= 0 &&
-          plan.tasks(regst.producer).kind() != plan::ASSIGN)
-        problems.add(PlanGraph::describe(plan.tasks(regst.producer)),
-                     " writes persistent ", PlanGraph::describe(*regst.regst),
-                     ": in a plan with ASSIGN tasks only ASSIGN tasks write "
-                     "persistent regsts");
+  // Plans that update variables order every write of a persistent regst:
+  // an ASSIGN, or a kernel that reads it and updates it in place. Other
+  // writers (an INPUT, a collective) would race with its readers.
+  for (int r = 0, e = int(graph.regsts().size()); r < e; ++r) {
+    const PlanGraph::RegstNode &regst = graph.regsts()[r];
+    if (!graph.hasVariableWrites() || !regst.regst->persistent() ||
+        regst.producer < 0)
+      continue;
+    const plan::Task &writer = plan.tasks(regst.producer);
+    if (writer.kind() == plan::ASSIGN ||
+        updatesInPlace(graph, regst.producer, r))
+      continue;
+    problems.add(PlanGraph::describe(writer), " writes persistent ",
+                 PlanGraph::describe(*regst.regst),
+                 ": only ASSIGN tasks, and kernels that read it (an update "
+                 "in place), write persistent regsts");
+  }
   checkVariables(graph, problems);
   checkLossOutput(plan, problems);
   if (plan.batch_size() < 0)
@@ -258,31 +275,35 @@ void checkAssignOrder(const PlanGraph &graph,
   std::vector<char> before(numTasks);
   std::vector<int> stack;
   for (int a = 0; a < numTasks; ++a) {
-    if (plan.tasks(a).kind() != plan::ASSIGN)
-      continue;
-    const PlanGraph::TaskNode &assign = graph.tasks()[a];
-    const PlanGraph::RegstNode &target = graph.regsts()[assign.outRegsts[0]];
-    // Every node that fires before the ASSIGN in each step.
-    std::fill(before.begin(), before.end(), 0);
-    stack.assign(1, node[a]);
-    while (!stack.empty()) {
-      int n = stack.back();
-      stack.pop_back();
-      for (int p : waitsFor[n])
-        if (!before[p]) {
-          before[p] = 1;
-          stack.push_back(p);
-        }
+    const PlanGraph::TaskNode &writer = graph.tasks()[a];
+    for (int r : writer.outRegsts) {
+      const PlanGraph::RegstNode &target = graph.regsts()[r];
+      if (!target.regst->persistent() ||
+          (plan.tasks(a).kind() != plan::ASSIGN &&
+           !updatesInPlace(graph, a, r)))
+        continue;
+      // Every node that fires before the write in each step.
+      std::fill(before.begin(), before.end(), 0);
+      stack.assign(1, node[a]);
+      while (!stack.empty()) {
+        int n = stack.back();
+        stack.pop_back();
+        for (int p : waitsFor[n])
+          if (!before[p]) {
+            before[p] = 1;
+            stack.push_back(p);
+          }
+      }
+      for (int reader : target.consumers)
+        if (reader != a && !before[node[reader]])
+          problems.add(PlanGraph::describe(plan.tasks(a)), " overwrites ",
+                       PlanGraph::describe(*target.regst),
+                       " without waiting for ",
+                       PlanGraph::describe(plan.tasks(reader)),
+                       ", which reads it in the same step (list it in the "
+                       "writer's wait_for: every read of a step sees the old "
+                       "value)");
     }
-    for (int reader : target.consumers)
-      if (reader != a && !before[node[reader]])
-        problems.add(PlanGraph::describe(plan.tasks(a)), " overwrites ",
-                     PlanGraph::describe(*target.regst),
-                     " without waiting for ",
-                     PlanGraph::describe(plan.tasks(reader)),
-                     ", which reads it in the same step (list it in the "
-                     "ASSIGN's wait_for: every read of a step sees the old "
-                     "value)");
   }
 }
 

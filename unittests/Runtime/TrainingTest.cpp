@@ -215,7 +215,7 @@ TEST(TrainingPlan, ValidPlanBuilds) {
   PlanBuilder b = trainingPlan();
   Expected<PlanGraph> graph = PlanGraph::build(b.plan);
   ASSERT_TRUE(graph.ok()) << graph.error().message();
-  EXPECT_TRUE(graph->hasAssigns());
+  EXPECT_TRUE(graph->hasVariableWrites());
   EXPECT_EQ(graph->taskIndex(4), 4);
   EXPECT_EQ(graph->taskIndex(99), -1);
 }
@@ -273,13 +273,15 @@ TEST(TrainingPlan, AssignShape) {
                            "(ASSIGN needs the same dtype and shape)");
   }
   {
-    // In a plan with ASSIGNs, only ASSIGNs write persistent regsts.
+    // In a plan with ASSIGNs, only ASSIGNs and kernels that update a
+    // variable they read write persistent regsts.
     PlanBuilder b = trainingPlan();
     int64_t v = b.persistent("v", -1);
     b.kernel("in place", "test_copy_f32", {2}, {v});
     EXPECT_PROBLEM(b.plan, "task 'in place' (id 7) writes persistent regst "
-                           "'v' (id 5): in a plan with ASSIGN tasks only "
-                           "ASSIGN tasks write persistent regsts");
+                           "'v' (id 5): only ASSIGN tasks, and kernels that "
+                           "read it (an update in place), write persistent "
+                           "regsts");
   }
 }
 
@@ -372,3 +374,54 @@ TEST(TrainingPlan, LossOutput) {
 }
 
 } // namespace
+
+/// "w += x" with the update in place: the kernel that adds reads w and
+/// writes it (no ASSIGN, no copy). The plan still runs step by step and the
+/// reader of w on another stream sees each step's old value.
+TEST(Training, KernelUpdatesVariableInPlace) {
+  PlanBuilder b;
+  int64_t w = b.persistent("w", 0);
+  b.variable(w, "w");
+  int64_t x = b.regst("x", plan::F32, {kTestLength}, 2);
+  int64_t old = b.regst("old", plan::F32, {kTestLength}, 2);
+  b.input("x", x);
+  int64_t read = b.kernel("read w", "test_slow_copy_f32", {w}, {old}, "comm");
+  int64_t update = b.kernel("add in place", "test_add_f32", {w, x}, {w});
+  b.taskById(update).add_wait_for(read);
+  b.output("old", old);
+  PlanDir dir;
+  dir.write("weights.bin", floatBytes({1, 2, 3, 4}));
+  auto executor = loadOrFail(dir, b.plan);
+  ASSERT_TRUE(executor);
+  EXPECT_TRUE(executor->stepByStep());
+
+  const int steps = 5;
+  OutputCollector outputs(b.plan, steps, /*everyStep=*/true);
+  RunOptions options;
+  options.steps = steps;
+  Status status =
+      runWithTimeout(*executor, options, rampFeed(), outputs.sink());
+  ASSERT_TRUE(status.ok()) << status.message();
+  for (int s = 0; s < steps; ++s)
+    EXPECT_EQ(values(outputs.output("old", s)), accumulated({1, 2, 3, 4}, s))
+        << "step " << s;
+  float *data = static_cast<float *>(executor->persistentData(w));
+  EXPECT_EQ(std::vector<float>(data, data + 4), accumulated({1, 2, 3, 4}, 5));
+}
+
+TEST(TrainingPlan, InPlaceUpdateWaitsForReaders) {
+  PlanBuilder b;
+  int64_t w = b.persistent("w", -1);
+  b.variable(w, "w");
+  int64_t x = b.regst("x"), old = b.regst("old");
+  b.input("x", x); // task 0
+  int64_t read = b.kernel("read w", "test_copy_f32", {w}, {old}, "comm");
+  int64_t update = b.kernel("add", "test_add_f32", {w, x}, {w}); // task 2
+  b.output("old", old);
+  EXPECT_PROBLEM(b.plan, "task 'add' (id 2) overwrites regst 'w' (id 0) "
+                         "without waiting for task 'read w' (id 1)");
+  b.taskById(update).add_wait_for(read);
+  Expected<PlanGraph> graph = PlanGraph::build(b.plan);
+  ASSERT_TRUE(graph.ok()) << graph.error().message();
+  EXPECT_TRUE(graph->hasVariableWrites());
+}

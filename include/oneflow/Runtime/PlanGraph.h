@@ -62,8 +62,9 @@ public:
   int regstIndex(int64_t id) const;
   /// Task index (schedule position) of `id`, or -1.
   int taskIndex(int64_t id) const;
-  /// Whether the plan has ASSIGN tasks (it then runs step by step).
-  bool hasAssigns() const { return assigns; }
+  /// Whether some task writes a persistent regst: an ASSIGN, or a kernel
+  /// that updates a variable in place (the plan then runs step by step).
+  bool hasVariableWrites() const { return variableWrites; }
 
   /// "regst 'name' (id 3)" / "task 'name' (id 3)", for messages.
   static std::string describe(const plan::Regst &regst);
@@ -75,7 +76,7 @@ private:
   std::vector<TaskNode> taskNodes;
   std::unordered_map<int64_t, int> regstById;
   std::unordered_map<int64_t, int> taskById;
-  bool assigns = false;
+  bool variableWrites = false;
 };
 
 } // namespace runtime
