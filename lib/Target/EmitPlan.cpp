@@ -215,6 +215,13 @@ LogicalResult mlir::oneflow::emitPlan(ModuleOp module,
 
   if (graphs->size() > 1)
     deduplicateKernels(module);
+  // Optimizer updates write their variables directly (no ASSIGN copies).
+  {
+    PassManager pm(module.getContext());
+    pm.addPass(createUpdateVariablesInPlace());
+    if (failed(applyPassManagerCLOptions(pm)) || failed(pm.run(module)))
+      return failure();
+  }
   if (options.report)
     printFusionReport(*options.report, *graphs, stats, options.fuse);
 

@@ -13,6 +13,7 @@
 #include "oneflow/Transforms/Passes.h"
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/ExecutionEngine/OptUtils.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/Pass/PassManager.h"
@@ -47,6 +48,7 @@ static constexpr llvm::StringLiteral kBufferizationPipeline =
     "canonicalize,"
     "oneflow-fuse-elementwise-loops,"
     "canonicalize,"
+    "oneflow-in-place-kernel-results,"
     "oneflow-write-in-place,"
     "oneflow-approximate-math,"
     "one-shot-bufferize{bufferize-function-boundaries "
@@ -79,16 +81,43 @@ static constexpr llvm::StringLiteral kLoopsToLLVMPipeline =
     "convert-openmp-to-llvm,"
     "reconcile-unrealized-casts";
 
-/// The plan gives every argument of a kernel its own register (kernels never
-/// run in place), so no two buffer arguments overlap; telling LLVM so lets
-/// it keep accumulators in registers and vectorize without run-time checks.
+/// The plan gives every argument of a kernel its own register, so no two
+/// buffer arguments overlap; telling LLVM so lets it keep accumulators in
+/// registers and vectorize without run-time checks. The exception: a result
+/// updated in place (its out-parameter is the buffer of the argument it
+/// updates). Where bufferization wrote it into that argument, only the copy
+/// of the argument onto the out-parameter remains, which is dropped (the
+/// out-parameter is then never touched); otherwise both stay without
+/// noalias.
 static void markBuffersNoAlias(ModuleOp module) {
   auto noalias = UnitAttr::get(module.getContext());
   for (auto func : module.getOps<func::FuncOp>()) {
     if (func.isDeclaration() || !func.getName().ends_with(kBodySuffix))
       continue;
+    llvm::SmallDenseSet<unsigned> mayAlias;
+    if (auto inPlace =
+            func->getAttrOfType<DenseI64ArrayAttr>(kUpdatesInPlaceAttrName)) {
+      // buffer-results-to-out-params appended one out-parameter per result.
+      unsigned firstOut = func.getNumArguments() - inPlace.size();
+      for (auto [index, argNumber] : llvm::enumerate(inPlace.asArrayRef())) {
+        if (argNumber < 0)
+          continue;
+        BlockArgument out = func.getArgument(firstOut + index);
+        BlockArgument argument = func.getArgument(argNumber);
+        auto copy = out.hasOneUse()
+                        ? dyn_cast<memref::CopyOp>(*out.getUsers().begin())
+                        : memref::CopyOp();
+        if (copy && copy.getSource() == argument && copy.getTarget() == out) {
+          copy.erase();
+          continue;
+        }
+        mayAlias.insert(argNumber);
+        mayAlias.insert(firstOut + index);
+      }
+    }
     for (unsigned i = 0, e = func.getNumArguments(); i < e; ++i)
-      if (isa<MemRefType>(func.getArgument(i).getType()))
+      if (isa<MemRefType>(func.getArgument(i).getType()) &&
+          !mayAlias.contains(i))
         func.setArgAttr(i, LLVM::LLVMDialect::getNoAliasAttrName(), noalias);
   }
 }

@@ -260,6 +260,9 @@ FailureOr<BuiltPlan> mlir::oneflow::buildPlan(ArrayRef<RankGraph> graphs,
                          << ", which this rank's graph does not read before";
                 int64_t target = it->second,
                         source = regstOf.at(assign.getValue());
+                // The kernel computing the value updated it in place.
+                if (source == target)
+                  return success();
                 if (plan.regsts(target).desc().SerializeAsString() !=
                     plan.regsts(source).desc().SerializeAsString())
                   return assign.emitOpError()
@@ -288,8 +291,31 @@ FailureOr<BuiltPlan> mlir::oneflow::buildPlan(ArrayRef<RankGraph> graphs,
                   task->add_in_regsts(regstOf.at(operand));
                 if (failed(noteReads(call, *task)))
                   return failure();
+                auto kernel = SymbolTable::lookupNearestSymbolFrom<func::FuncOp>(
+                    call, call.getCalleeAttr());
+                auto inPlace = kernel ? kernel->getAttrOfType<DenseI64ArrayAttr>(
+                                            kUpdatesInPlaceAttrName)
+                                      : DenseI64ArrayAttr();
                 for (auto [index, result] :
                      llvm::enumerate(call.getResults())) {
+                  // Written into the variable it reads: after every other
+                  // read of the old value, and no read may follow.
+                  if (inPlace && inPlace[index] >= 0) {
+                    int64_t target =
+                        regstOf.at(call.getOperand(inPlace[index]));
+                    if (!plan.regsts(target).persistent())
+                      return call.emitOpError()
+                             << "updates argument #" << inPlace[index]
+                             << " in place, which is not a variable";
+                    for (int64_t reader : readersOf[target])
+                      if (reader != task->id() &&
+                          !llvm::is_contained(task->wait_for(), reader))
+                        task->add_wait_for(reader);
+                    assigned[target] = plan.regsts(target).name();
+                    regstOf[result] = target;
+                    task->add_out_regsts(target);
+                    continue;
+                  }
                   FailureOr<pb::Regst *> regst = newRegst(
                       result, task->name() + "#" + std::to_string(index));
                   if (failed(regst))

@@ -13,6 +13,10 @@ namespace oneflow {
 
 /// The unit attribute that marks outlined kernel functions.
 constexpr llvm::StringLiteral kKernelAttrName = "oneflow.kernel";
+/// Kernel: per result, the argument (a variable's value) whose buffer the
+/// result is written to, or -1 (oneflow-update-variables-in-place).
+constexpr llvm::StringLiteral kUpdatesInPlaceAttrName =
+    "oneflow.updates_in_place";
 
 // Training attributes.
 /// Module: the name of the graph output that holds the loss.

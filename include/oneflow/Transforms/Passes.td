@@ -161,6 +161,39 @@ def PromoteLoopAccumulators
                            "::mlir::memref::MemRefDialect"];
 }
 
+def UpdateVariablesInPlace
+    : Pass<"oneflow-update-variables-in-place", "ModuleOp"> {
+  let summary = "Let kernels write updated variables into their own buffers";
+  let description = [{
+    After outlining: a kernel result whose only use is an `oneflow.assign`
+    to a variable the same call reads, with every other read of that
+    variable's value before the call, may be written over the variable.
+    Such results are recorded on the kernel as `oneflow.updates_in_place`
+    (per result, the argument it overwrites, or -1); a kernel called from
+    several places (ranks) keeps only what every call allows. The plan
+    builder then gives the result the variable's register and drops the
+    ASSIGN copy; `oneflow-in-place-kernel-results` makes the kernel safe
+    for it.
+  }];
+}
+
+def InPlaceKernelResults
+    : Pass<"oneflow-in-place-kernel-results", "ModuleOp"> {
+  let summary = "Compute results marked updates_in_place into their argument";
+  let description = [{
+    For kernel bodies on tensors, before bufferization. A result marked in
+    `oneflow.updates_in_place` shares its buffer with the argument it names.
+    When an all-parallel `linalg.generic` computes it while reading the
+    argument with the identity map, and every other reader of the argument
+    comes before that generic, the generic writes into the argument (made
+    `bufferization.writable`): one read and one write per element. Otherwise
+    the kernel reads a copy of the argument made on entry.
+  }];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect",
+                           "::mlir::tensor::TensorDialect",
+                           "::mlir::bufferization::BufferizationDialect"];
+}
+
 def SbpApplyStrategy : Pass<"sbp-apply-strategy", "ModuleOp"> {
   let summary = "Place @main on a mesh and pin the anchor SBPs of a strategy";
   let description = [{

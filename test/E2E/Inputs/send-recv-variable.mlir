@@ -1,5 +1,5 @@
 // Rank 0 sends its variable @w (a persistent regst) to rank 1 and then
-// updates it (w += x): the ASSIGN waits for the SEND, so every step sends
+// updates it (w += x, in place): the update waits for the SEND, so every step sends
 // the old value. Rank 1 returns 2 * w; after 3 steps with x = 1 that is
 // 2 * (w0 + 2).
 module attributes {sbp.num_ranks = 2 : i64} {

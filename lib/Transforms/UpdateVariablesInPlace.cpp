@@ -1,0 +1,90 @@
+//===- UpdateVariablesInPlace.cpp - Kernels that write their variables ----===//
+//
+// After outlining, an optimizer step reads each parameter (and its state)
+// into a kernel, computes the new value into a fresh buffer, and an
+// `oneflow.assign` copies that buffer into the variable: per step, every
+// parameter is written twice. When the kernel reads the variable itself and
+// nothing reads the old value after the kernel, the kernel may write the new
+// value straight into the variable's buffer. This pass marks such results
+// on the kernel (`oneflow.updates_in_place`); the plan builder then gives
+// the result the variable's register (no ASSIGN task), and the kernel
+// compiler makes the kernel correct when its result and argument share
+// memory.
+//
+//===----------------------------------------------------------------------===//
+
+#include "oneflow/Dialect/OneFlow/OneFlowDialect.h"
+#include "oneflow/Transforms/Passes.h"
+
+#include "mlir/IR/SymbolTable.h"
+#include "llvm/ADT/MapVector.h"
+
+namespace mlir {
+namespace oneflow {
+#define GEN_PASS_DEF_UPDATEVARIABLESINPLACE
+#include "oneflow/Transforms/Passes.h.inc"
+} // namespace oneflow
+} // namespace mlir
+
+using namespace mlir;
+using namespace mlir::oneflow;
+
+namespace {
+
+/// For each result of `call`: the operand whose variable the result is
+/// assigned to and may be written over, or -1.
+SmallVector<int64_t> inPlaceResultsOf(func::CallOp call) {
+  SmallVector<int64_t> inPlace(call.getNumResults(), -1);
+  Block *block = call->getBlock();
+  for (auto [index, result] : llvm::enumerate(call.getResults())) {
+    if (!result.hasOneUse())
+      continue;
+    auto assign = dyn_cast<AssignOp>(*result.getUsers().begin());
+    if (!assign || assign->getBlock() != block)
+      continue;
+    for (auto [position, operand] : llvm::enumerate(call.getOperands())) {
+      auto variable = operand.getDefiningOp<VariableOp>();
+      if (!variable || variable.getVarName() != assign.getVarName() ||
+          operand.getType() != result.getType())
+        continue;
+      // Every other read of the old value comes first.
+      bool readsBefore = llvm::all_of(operand.getUsers(), [&](Operation *user) {
+        return user == call.getOperation() ||
+               (user->getBlock() == block && user->isBeforeInBlock(call));
+      });
+      if (readsBefore && !llvm::is_contained(inPlace, int64_t(position)))
+        inPlace[index] = position;
+      break;
+    }
+  }
+  return inPlace;
+}
+
+struct UpdateVariablesInPlacePass
+    : public oneflow::impl::UpdateVariablesInPlaceBase<
+          UpdateVariablesInPlacePass> {
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    SymbolTable symbols(module);
+    // A kernel shared by several calls (ranks) updates in place only what
+    // every call lets it.
+    llvm::MapVector<func::FuncOp, SmallVector<int64_t>> decisions;
+    module.walk([&](func::CallOp call) {
+      auto kernel = symbols.lookup<func::FuncOp>(call.getCallee());
+      if (!kernel || !kernel->hasAttr(kKernelAttrName) ||
+          call->getParentOfType<func::FuncOp>()->hasAttr(kKernelAttrName))
+        return;
+      SmallVector<int64_t> inPlace = inPlaceResultsOf(call);
+      auto [it, inserted] = decisions.try_emplace(kernel, inPlace);
+      if (!inserted)
+        for (auto [mine, theirs] : llvm::zip(it->second, inPlace))
+          if (mine != theirs)
+            mine = -1;
+    });
+    for (auto &[kernel, inPlace] : decisions)
+      if (llvm::any_of(inPlace, [](int64_t arg) { return arg >= 0; }))
+        kernel->setAttr(kUpdatesInPlaceAttrName,
+                        DenseI64ArrayAttr::get(&getContext(), inPlace));
+  }
+};
+} // namespace
