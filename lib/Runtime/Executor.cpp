@@ -1,7 +1,6 @@
 //===- Executor.cpp - Runs a plan -----------------------------------------===//
 
 #include "oneflow/Runtime/Executor.h"
-#include <sys/mman.h>
 
 #include "Engine.h"
 

@@ -436,6 +436,16 @@ void checkDeadlockFreedom(const PlanGraph &graph,
 
 } // namespace
 
+bool PlanGraph::updatesInPlace(int t, int r) const {
+  const TaskNode &node = taskNodes[t];
+  auto holds = [r](const std::vector<int> &regsts) {
+    return std::find(regsts.begin(), regsts.end(), r) != regsts.end();
+  };
+  return plan().tasks(t).kind() == plan::KERNEL &&
+         regstNodes[r].regst->persistent() && holds(node.inRegsts) &&
+         holds(node.outRegsts);
+}
+
 Expected<PlanGraph> PlanGraph::build(const plan::Plan &plan) {
   PlanGraph graph;
   graph.planPtr = &plan;
@@ -565,12 +575,9 @@ Expected<PlanGraph> PlanGraph::build(const plan::Plan &plan) {
       problems.add(describe(task), ": unknown task kind ", int(task.kind()));
     }
   }
-  // A kernel that reads and writes a persistent regst updates it in place.
-  for (const TaskNode &node : graph.taskNodes)
-    for (int r : node.outRegsts)
-      if (graph.regstNodes[r].regst->persistent() &&
-          std::find(node.inRegsts.begin(), node.inRegsts.end(), r) !=
-              node.inRegsts.end())
+  for (int t = 0; t < int(graph.taskNodes.size()); ++t)
+    for (int r : graph.taskNodes[t].outRegsts)
+      if (graph.updatesInPlace(t, r))
         graph.variableWrites = true;
   if (hasKernels && plan.kernel_library().empty())
     problems.add("the plan has KERNEL tasks but no kernel_library");

@@ -25,16 +25,6 @@ std::string shapeText(const google::protobuf::RepeatedField<int64_t> &dims) {
   return text + "]";
 }
 
-/// Whether task `t` is a kernel that reads and writes persistent regst `r`.
-bool updatesInPlace(const PlanGraph &graph, int t, int r) {
-  const PlanGraph::TaskNode &node = graph.tasks()[t];
-  auto holds = [r](const std::vector<int> &regsts) {
-    return std::find(regsts.begin(), regsts.end(), r) != regsts.end();
-  };
-  return graph.plan().tasks(t).kind() == plan::KERNEL && holds(node.inRegsts) &&
-         holds(node.outRegsts);
-}
-
 void checkAssignTask(const PlanGraph &graph, int t, Problems &problems) {
   const plan::Task &task = graph.plan().tasks(t);
   const PlanGraph::TaskNode &node = graph.tasks()[t];
@@ -254,7 +244,7 @@ void checkTrainingPlan(const plan::Plan &plan, const PlanGraph &graph,
       continue;
     const plan::Task &writer = plan.tasks(regst.producer);
     if (writer.kind() == plan::ASSIGN ||
-        updatesInPlace(graph, regst.producer, r))
+        graph.updatesInPlace(regst.producer, r))
       continue;
     problems.add(PlanGraph::describe(writer), " writes persistent ",
                  PlanGraph::describe(*regst.regst),
@@ -279,8 +269,7 @@ void checkAssignOrder(const PlanGraph &graph,
     for (int r : writer.outRegsts) {
       const PlanGraph::RegstNode &target = graph.regsts()[r];
       if (!target.regst->persistent() ||
-          (plan.tasks(a).kind() != plan::ASSIGN &&
-           !updatesInPlace(graph, a, r)))
+          (plan.tasks(a).kind() != plan::ASSIGN && !graph.updatesInPlace(a, r)))
         continue;
       // Every node that fires before the write in each step.
       std::fill(before.begin(), before.end(), 0);

@@ -289,7 +289,7 @@ private:
         Operation *copy = builder.clone(*op);
         for (OpOperand *use : uses)
           use->set(copy->getResult(0));
-        index[copy] = index[first];
+        index[copy] = index[first]; // Until the renumbering below.
         segmentOf[copy] = segmentOf[first];
         bool library = hasLibrary[group];
         groups.insert(copy);

@@ -38,6 +38,28 @@ std::vector<float> accumulated(std::vector<float> w0, int steps) {
   return w0;
 }
 
+/// Loads `plan` with weights {1, 2, 3, 4}, checks that it runs step by step
+/// and runs `steps` steps of rampFeed() into `outputs`; nullptr (and a test
+/// failure) when any of that fails.
+std::unique_ptr<Executor> runRampSteps(const PlanDir &dir,
+                                       const plan::Plan &plan, int steps,
+                                       OutputCollector &outputs) {
+  dir.write("weights.bin", floatBytes({1, 2, 3, 4}));
+  auto executor = loadOrFail(dir, plan);
+  if (!executor)
+    return nullptr;
+  EXPECT_TRUE(executor->stepByStep());
+  RunOptions options;
+  options.steps = steps;
+  Status status =
+      runWithTimeout(*executor, options, rampFeed(), outputs.sink());
+  if (!status.ok()) {
+    ADD_FAILURE() << status.message();
+    return nullptr;
+  }
+  return executor;
+}
+
 struct TrainingShape {
   bool slowReader; // the reader of w on the comm stream takes 1 ms
   bool slowWriter; // the update on the compute stream takes 1 ms
@@ -73,19 +95,11 @@ TEST_P(VariablePlusInput, AccumulatesStepByStep) {
   b.output("old", old);
   b.output("loss", loss);
   b.plan.set_loss_output("loss");
-  PlanDir dir;
-  dir.write("weights.bin", floatBytes({1, 2, 3, 4}));
-  auto executor = loadOrFail(dir, b.plan);
-  ASSERT_TRUE(executor);
-  EXPECT_TRUE(executor->stepByStep());
-
   const int steps = 6;
+  PlanDir dir;
   OutputCollector outputs(b.plan, steps, /*everyStep=*/true);
-  RunOptions options;
-  options.steps = steps;
-  Status status =
-      runWithTimeout(*executor, options, rampFeed(), outputs.sink());
-  ASSERT_TRUE(status.ok()) << status.message();
+  auto executor = runRampSteps(dir, b.plan, steps, outputs);
+  ASSERT_TRUE(executor);
   for (int s = 0; s < steps; ++s) {
     std::vector<float> before = accumulated({1, 2, 3, 4}, s);
     EXPECT_EQ(values(outputs.output("old", s)), before) << "step " << s;
@@ -99,12 +113,14 @@ TEST_P(VariablePlusInput, AccumulatesStepByStep) {
 
   // Variables keep their values from run to run; a run may continue the
   // step count of an earlier one.
+  RunOptions options;
   options.firstStep = steps;
   options.steps = 2;
   std::vector<int64_t> fed, reported;
   options.onStepDone = [&](int64_t step, double) { reported.push_back(step); };
   OutputCollector more(b.plan, steps + 2, /*everyStep=*/false);
-  status = runWithTimeout(*executor, options, rampFeed(&fed), more.sink());
+  Status status =
+      runWithTimeout(*executor, options, rampFeed(&fed), more.sink());
   ASSERT_TRUE(status.ok()) << status.message();
   EXPECT_EQ(fed, (std::vector<int64_t>{6, 7}));
   EXPECT_EQ(reported, (std::vector<int64_t>{6, 7}));
@@ -373,8 +389,6 @@ TEST(TrainingPlan, LossOutput) {
                          "floating-point element)");
 }
 
-} // namespace
-
 /// "w += x" with the update in place: the kernel that adds reads w and
 /// writes it (no ASSIGN, no copy). The plan still runs step by step and the
 /// reader of w on another stream sees each step's old value.
@@ -389,19 +403,11 @@ TEST(Training, KernelUpdatesVariableInPlace) {
   int64_t update = b.kernel("add in place", "test_add_f32", {w, x}, {w});
   b.taskById(update).add_wait_for(read);
   b.output("old", old);
-  PlanDir dir;
-  dir.write("weights.bin", floatBytes({1, 2, 3, 4}));
-  auto executor = loadOrFail(dir, b.plan);
-  ASSERT_TRUE(executor);
-  EXPECT_TRUE(executor->stepByStep());
-
   const int steps = 5;
+  PlanDir dir;
   OutputCollector outputs(b.plan, steps, /*everyStep=*/true);
-  RunOptions options;
-  options.steps = steps;
-  Status status =
-      runWithTimeout(*executor, options, rampFeed(), outputs.sink());
-  ASSERT_TRUE(status.ok()) << status.message();
+  auto executor = runRampSteps(dir, b.plan, steps, outputs);
+  ASSERT_TRUE(executor);
   for (int s = 0; s < steps; ++s)
     EXPECT_EQ(values(outputs.output("old", s)), accumulated({1, 2, 3, 4}, s))
         << "step " << s;
@@ -425,3 +431,5 @@ TEST(TrainingPlan, InPlaceUpdateWaitsForReaders) {
   ASSERT_TRUE(graph.ok()) << graph.error().message();
   EXPECT_TRUE(graph->hasVariableWrites());
 }
+
+} // namespace

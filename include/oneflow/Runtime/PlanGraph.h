@@ -62,6 +62,9 @@ public:
   int regstIndex(int64_t id) const;
   /// Task index (schedule position) of `id`, or -1.
   int taskIndex(int64_t id) const;
+  /// Whether task `t` is a kernel that reads and writes persistent regst
+  /// `r` (updates a variable in place).
+  bool updatesInPlace(int t, int r) const;
   /// Whether some task writes a persistent regst: an ASSIGN, or a kernel
   /// that updates a variable in place (the plan then runs step by step).
   bool hasVariableWrites() const { return variableWrites; }
