@@ -11,9 +11,10 @@ fusion, also the epilogues, prologues and transposes fused with it), summed per 
 
 The same 75 products (per layer: QKV, Q K^T and A V for the 64 heads, the output projection, the
 two MLP products; the LM head; each forward product's two gradient products with their
-transposes) run through OpenBLAS's cblas_sgemm alone (ctypes; each product timed on its own with
-warm operands, the median of --steps runs, less the cost of a ctypes call; the heads' products
-one call each, as batched matmuls run), with the same thread count. Both sides do the same
+transposes) run through oneDNN's dnnl_sgemm alone, the library the generated products call
+(ctypes; each product timed on its own with warm operands, the median of --steps runs, less the
+cost of a ctypes call; the heads' products one call each, as batched matmuls run), with the
+same thread count. Both sides do the same
 FLOPs; the efficiency is BLAS-alone time / our time. With --no-fuse the kernels holding a
 product are the products alone.
 """
@@ -63,42 +64,41 @@ def flops(products):
     return sum(2.0 * c * m * n * k for c, m, n, k, _, _ in products)
 
 
-def openblas():
-    with open("/proc/self/maps") as maps:
-        paths = sorted({line.split()[-1] for line in maps if "openblas" in line})
-    for name in paths + ["libopenblas.so.0"]:
-        try:
-            lib = ctypes.CDLL(name)
-            lib.cblas_sgemm  # noqa: B018
-            return lib
-        except (OSError, AttributeError):
-            continue
-    raise RuntimeError("OpenBLAS not found")
+def onednn(threads):
+    """oneDNN, the library the generated f32 products call (dnnl_sgemm), on
+    `threads` OpenMP threads."""
+    try:
+        lib = ctypes.CDLL("libdnnl.so.2")
+        lib.dnnl_sgemm  # noqa: B018
+    except (OSError, AttributeError) as e:
+        raise RuntimeError(f"oneDNN not found: {e}")
+    # libdnnl's OpenMP runtime; the thread count applies to later calls.
+    ctypes.CDLL("libgomp.so.1").omp_set_num_threads(threads)
+    dim, f = ctypes.c_int64, ctypes.c_float
+    lib.dnnl_sgemm.argtypes = [ctypes.c_char, ctypes.c_char, dim, dim, dim, f,
+                               ctypes.c_void_p, dim, ctypes.c_void_p, dim, f,
+                               ctypes.c_void_p, dim]
+    return lib
 
 
 def time_blas(products, threads, warmup, steps):
-    """Per-step time of the products through cblas_sgemm alone: each product
+    """Per-step time of the products through dnnl_sgemm alone: each product
     timed on its own, warm, `steps` times (median), minus the cost of a ctypes
     call (measured on a 1x1x1 product), times its count."""
-    lib = openblas()
-    lib.openblas_set_num_threads(threads)
-    f = ctypes.c_float
-    lib.cblas_sgemm.argtypes = [ctypes.c_int] * 6 + [f, ctypes.c_void_p, ctypes.c_int,
-                                                     ctypes.c_void_p, ctypes.c_int, f,
-                                                     ctypes.c_void_p, ctypes.c_int]
+    lib = onednn(threads)
     rng = np.random.default_rng(0)
 
     def per_call_ms(m, n, k, ta, tb, repeats):
         a = rng.standard_normal((k, m) if ta else (m, k), dtype=np.float32)
         b = rng.standard_normal((n, k) if tb else (k, n), dtype=np.float32)
         c = np.empty((m, n), dtype=np.float32)
-        args = (101, 112 if ta else 111, 112 if tb else 111, m, n, k, 1.0, a.ctypes.data,
+        args = (b"T" if ta else b"N", b"T" if tb else b"N", m, n, k, 1.0, a.ctypes.data,
                 m if ta else k, b.ctypes.data, k if tb else n, 0.0, c.ctypes.data, n)
         times = []
         for i in range(warmup + steps):
             start = time.perf_counter()
             for _ in range(repeats):
-                lib.cblas_sgemm(*args)
+                lib.dnnl_sgemm(*args)
             if i >= warmup:
                 times.append((time.perf_counter() - start) * 1e3 / repeats)
         return statistics.median(times)
@@ -166,7 +166,7 @@ def main(argv=None):
     print()
     print("| | ms per step | GFLOP/s |")
     print("| --- | --- | --- |")
-    print(f"| OpenBLAS alone (cblas_sgemm, same shapes) | {blas:.2f} | {total / blas / 1e6:.1f} |")
+    print(f"| oneDNN alone (dnnl_sgemm, same shapes) | {blas:.2f} | {total / blas / 1e6:.1f} |")
     print(f"| OneFlow-MLIR: the {kernels} kernels holding a product"
           f"{' (fusion off)' if args.no_fuse else ', fused work included'} | {ours:.2f} | "
           f"{total / ours / 1e6:.1f} |")

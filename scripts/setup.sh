@@ -21,8 +21,9 @@ PACKAGES=(
   # Reference gradients (PyTorch autograd) in tests; the training demo's
   # model export and its digits data (scikit-learn ships them).
   python3-torch python3-sklearn
-  # Multi-rank runtime and CPU BLAS.
-  libopenmpi-dev openmpi-bin libopenblas-dev
+  # Multi-rank runtime, CPU BLAS (convolutions, f64 products) and oneDNN
+  # (f32 matrix products).
+  libopenmpi-dev openmpi-bin libopenblas-dev libdnnl-dev
 )
 
 missing=()

@@ -3,16 +3,18 @@
 #include "KernelABI.h"
 
 #include <cblas.h>
+#include <oneapi/dnnl/dnnl.h>
 
 using namespace oneflow::kernels;
 
 namespace {
 /// Row-major c[m, n] = op(a) op(b) + beta c, c's rows `ldc` apart (0: n).
+/// f32 products run on oneDNN's sgemm: on the GPT step's shapes it is 7%
+/// faster than OpenBLAS at one thread (small per-head products 20-35%).
 void gemm(const float *a, const float *b, float *c, int64_t m, int64_t n,
           int64_t k, bool ta, bool tb, float beta = 0.0f, int64_t ldc = 0) {
-  cblas_sgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans,
-              tb ? CblasTrans : CblasNoTrans, m, n, k, 1.0f, a, ta ? m : k, b,
-              tb ? k : n, beta, c, ldc ? ldc : n);
+  dnnl_sgemm(ta ? 'T' : 'N', tb ? 'T' : 'N', m, n, k, 1.0f, a, ta ? m : k, b,
+             tb ? k : n, beta, c, ldc ? ldc : n);
 }
 void gemm(const double *a, const double *b, double *c, int64_t m, int64_t n,
           int64_t k, bool ta, bool tb, double beta = 0.0, int64_t ldc = 0) {
@@ -60,10 +62,13 @@ ONEFLOW_GEMM_ENTRIES(_acc_f32, float, 1.0f)
 ONEFLOW_GEMM_ENTRIES(_acc_f64, double, 1.0)
 
 namespace oneflow::kernels {
-// Shared with Conv.cpp.
+// Shared with Conv.cpp. Convolutions stay on OpenBLAS: their blocks are
+// sized for its small-matrix path, which packs nothing.
 void gemmF32(const float *a, const float *b, float *c, int64_t m, int64_t n,
              int64_t k, bool ta, bool tb, float beta, int64_t ldc) {
-  gemm(a, b, c, m, n, k, ta, tb, beta, ldc);
+  cblas_sgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans,
+              tb ? CblasTrans : CblasNoTrans, m, n, k, 1.0f, a, ta ? m : k, b,
+              tb ? k : n, beta, c, ldc ? ldc : n);
 }
 void gemmF64(const double *a, const double *b, double *c, int64_t m, int64_t n,
              int64_t k, bool ta, bool tb, double beta, int64_t ldc) {

@@ -255,10 +255,12 @@ static LogicalResult link(Location loc, StringRef objectPath,
   std::string ompDir = ONEFLOW_OPENMP_LIBRARY_DIR;
   std::string rpath = "-Wl,-rpath," + ompDir;
   std::string ompSearch = "-L" + ompDir;
-  SmallVector<StringRef> args = {compiler,   "-shared",    "-o",
+  // oneDNN's OpenMP entry points bind to libomp, which precedes its own
+  // libgomp in load order: one OpenMP runtime serves the whole process.
+  SmallVector<StringRef> args = {compiler,   "-shared",  "-o",
                                  libraryPath, objectPath, kernels,
-                                 "-lopenblas", ompSearch,  "-lomp",
-                                 rpath,        "-lm"};
+                                 ONEFLOW_DNNL_LIBRARY, "-lopenblas", ompSearch,
+                                 "-lomp",     rpath,      "-lm"};
   std::string message;
   int rc = llvm::sys::ExecuteAndWait(compiler, args, std::nullopt, {}, 0, 0,
                                      &message);
