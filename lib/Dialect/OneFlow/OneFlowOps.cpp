@@ -630,6 +630,61 @@ void TransposeOp::getCanonicalizationPatterns(RewritePatternSet &results,
   results.add<ComposeTransposes>(context);
 }
 
+namespace {
+/// A product operand transposed with its last two dims swapped is read
+/// through the product's transpose flag instead: only the permutation of
+/// the other dims stays, which keeps rows contiguous (q k^T of attention
+/// copies k's heads out as rows instead of transposing every head).
+template <typename ProductOp>
+struct FoldTransposeIntoProduct : public OpRewritePattern<ProductOp> {
+  using OpRewritePattern<ProductOp>::OpRewritePattern;
+  LogicalResult matchAndRewrite(ProductOp op,
+                                PatternRewriter &rewriter) const override {
+    for (unsigned index : {0u, 1u}) {
+      OpOperand &operand = op->getOpOperand(index);
+      auto transpose = operand.get().template getDefiningOp<TransposeOp>();
+      if (!transpose || !transpose->hasOneUse())
+        continue;
+      ArrayRef<int64_t> perm = transpose.getPerm();
+      int64_t rank = perm.size();
+      if (rank < 2)
+        continue;
+      // Swapping the last two picks back must leave them in order: the
+      // transpose that stays then moves whole rows, not elements.
+      SmallVector<int64_t> kept(perm);
+      std::swap(kept[rank - 2], kept[rank - 1]);
+      if (kept[rank - 2] > kept[rank - 1])
+        continue;
+      Value source = transpose.getX();
+      rewriter.setInsertionPoint(op);
+      if (!llvm::equal(kept, llvm::seq<int64_t>(0, rank)))
+        source = TransposeOp::create(rewriter, transpose.getLoc(), source,
+                                     kept);
+      rewriter.modifyOpInPlace(op, [&] {
+        operand.set(source);
+        if (index == 0)
+          op.setTransposeA(!op.getTransposeA());
+        else
+          op.setTransposeB(!op.getTransposeB());
+      });
+      rewriter.eraseOp(transpose);
+      return success();
+    }
+    return failure();
+  }
+};
+} // namespace
+
+void MatmulOp::getCanonicalizationPatterns(RewritePatternSet &results,
+                                           MLIRContext *context) {
+  results.add<FoldTransposeIntoProduct<MatmulOp>>(context);
+}
+
+void BatchMatmulOp::getCanonicalizationPatterns(RewritePatternSet &results,
+                                                MLIRContext *context) {
+  results.add<FoldTransposeIntoProduct<BatchMatmulOp>>(context);
+}
+
 LogicalResult ConcatOp::inferReturnTypes(MLIRContext *,
                                          std::optional<Location> location,
                                          Adaptor adaptor,

@@ -285,6 +285,7 @@ def OneFlow_MatmulOp : OneFlow_InferredOp<"matmul", [
                        UnitAttr:$transpose_a, UnitAttr:$transpose_b);
   let results = (outs OneFlow_NumericTensor:$c);
   let assemblyFormat = "$a `,` $b attr-dict `:` functional-type(operands, results)";
+  let hasCanonicalizer = 1;
 }
 
 def OneFlow_BatchMatmulOp : OneFlow_InferredOp<"batch_matmul", [
@@ -294,6 +295,7 @@ def OneFlow_BatchMatmulOp : OneFlow_InferredOp<"batch_matmul", [
                        UnitAttr:$transpose_a, UnitAttr:$transpose_b);
   let results = (outs OneFlow_NumericTensor:$c);
   let assemblyFormat = "$a `,` $b attr-dict `:` functional-type(operands, results)";
+  let hasCanonicalizer = 1;
 }
 
 def OneFlow_Conv2DOp : OneFlow_InferredOp<"conv2d", [
