@@ -22,8 +22,9 @@
 // value used both inside and after a group becomes one of its results.
 // Collectives, sends and receives are never fused and groups never reach
 // across one (the program is cut into segments at each of them), nor across
-// forward/backward/update phases or micro-batches. Groups that would make
-// the program cyclic are not merged.
+// forward/backward/update phases or micro-batches, except that a parameter's
+// update may join the kernel computing its gradient (the gradient is used
+// while in cache). Groups that would make the program cyclic are not merged.
 //
 //===----------------------------------------------------------------------===//
 
@@ -114,7 +115,9 @@ private:
         ++segment;
       segmentOf[&op] = segment;
       groups.insert(&op);
+      firstIndex[&op] = index[&op];
       hasLibrary[&op] = getFusionKind(&op) == FusionKind::Library;
+      microbatched |= phaseOf(&op).second > 0;
     }
   }
 
@@ -125,6 +128,17 @@ private:
     if (std::optional<Provenance> p = getProvenance(op))
       return {p->phase, p->microbatch};
     return {"", 0};
+  }
+
+  /// Ops of different phases or micro-batches never share a kernel, but
+  /// for an update applied to the gradient its kernel computes in a step
+  /// of one micro-batch: the gradient is then used while it is still in
+  /// cache and never stored. (Micro-batched steps keep their updates apart:
+  /// pipeline schedules order whole phases.)
+  bool phasesAllow(Operation *producer, Operation *consumer) {
+    auto from = phaseOf(producer), to = phaseOf(consumer);
+    return from == to || (!microbatched && from.first == "backward" &&
+                          to.first == "update");
   }
 
   /// Whether the edge producer -> consumer may be fused, by op kinds.
@@ -145,6 +159,13 @@ private:
     return true;
   }
 
+  /// Merges the groups led by `a` and `b`.
+  void unite(Operation *a, Operation *b) {
+    int64_t first = std::min(firstIndex[a], firstIndex[b]);
+    groups.unionSets(a, b);
+    firstIndex[leader(a)] = first;
+  }
+
   /// Whether some op outside both groups lies on a path from group `from`
   /// to group `to` (merging them would then need that op inside).
   bool pathOutside(Operation *from, Operation *to) {
@@ -157,7 +178,7 @@ private:
       for (Operation *user : op->getUsers()) {
         user = block.findAncestorOpInBlock(*user);
         if (!user || user->hasTrait<OpTrait::IsTerminator>() ||
-            index[user] > limit)
+            firstIndex[leader(user)] > limit)
           continue;
         Operation *lead = leader(user);
         if (fromGroup && (lead == from || lead == to))
@@ -168,14 +189,18 @@ private:
     };
     for (Operation *member : groups.members(from))
       pushUsersOf(member, /*fromGroup=*/true);
+    // A group becomes one kernel: reaching one of its ops reaches the
+    // users of all of them.
+    DenseSet<Operation *> seenGroups;
     while (!stack.empty()) {
       Operation *op = stack.pop_back_val();
       Operation *lead = leader(op);
       if (lead == to)
         return true;
-      if (lead == from)
+      if (lead == from || !seenGroups.insert(lead).second)
         continue;
-      pushUsersOf(op, /*fromGroup=*/false);
+      for (Operation *member : groups.members(lead))
+        pushUsersOf(member, /*fromGroup=*/false);
     }
     return false;
   }
@@ -199,14 +224,14 @@ private:
   void tryMerge(Operation *producer, Operation *consumer) {
     Operation *from = leader(producer), *to = leader(consumer);
     if (from == to || segmentOf[producer] != segmentOf[consumer] ||
-        phaseOf(producer) != phaseOf(consumer) ||
+        !phasesAllow(producer, consumer) ||
         !kindsAllow(producer, consumer))
       return;
     bool library = hasLibrary[from], otherLibrary = hasLibrary[to];
     if ((library && otherLibrary) ||
         leavesReshapeToConsumers(producer, consumer) || pathOutside(from, to))
       return;
-    groups.unionSets(from, to);
+    unite(from, to);
     hasLibrary[leader(from)] = library || otherLibrary;
   }
 
@@ -228,7 +253,7 @@ private:
       Operation *other = leader(group);
       if (other == lead || pathOutside(other, lead) || pathOutside(lead, other))
         continue;
-      groups.unionSets(other, lead);
+      unite(other, lead);
       group = leader(lead);
     }
   }
@@ -405,6 +430,10 @@ private:
   Block &block;
   SmallVector<Operation *> ops;
   DenseMap<Operation *, int64_t> index, segmentOf;
+  /// Whether the step runs several micro-batches.
+  bool microbatched = false;
+  /// Per group leader: the program index of its first member.
+  DenseMap<Operation *, int64_t> firstIndex;
   llvm::EquivalenceClasses<Operation *> groups;
   /// Per group leader: whether the group holds a library call.
   DenseMap<Operation *, bool> hasLibrary;

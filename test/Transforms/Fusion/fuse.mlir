@@ -284,3 +284,84 @@ func.func @cheap_value_recomputed(%x: tensor<4x16xf32>, %dy: tensor<4x8xf32>, %w
   %t = oneflow.exp %s : tensor<4x8xf32> loc(fused<{oneflow.provenance = ["update", -1, 0]}>["s"])
   return %y, %r, %t : tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>
 }
+
+// -----
+
+// In a step of one micro-batch, a weight's update joins the kernel that
+// computes its gradient: the gradient is never a kernel result.
+// CHECK-LABEL: func.func @update_joins_gradient_kernel
+// CHECK:         %[[F:.*]] = oneflow.fused -> tensor<16x8xf32> {
+// CHECK-NEXT:      %[[G:.*]] = oneflow.matmul
+// CHECK-NEXT:      %[[S:.*]] = oneflow.mul %[[G]]
+// CHECK-NEXT:      %[[W:.*]] = oneflow.sub %{{.*}}, %[[S]]
+// CHECK-NEXT:      oneflow.yield %[[W]] : tensor<16x8xf32>
+// CHECK-NEXT:    }
+// CHECK-NEXT:    oneflow.assign @w, %[[F]]
+func.func @update_joins_gradient_kernel(%x: tensor<4x16xf32>, %dy: tensor<4x8xf32>) {
+  %lr = oneflow.constant dense<0.1> : tensor<f32>
+  %w = oneflow.variable @w : tensor<16x8xf32>
+  %g = oneflow.matmul %x, %dy {transpose_a} : (tensor<4x16xf32>, tensor<4x8xf32>) -> tensor<16x8xf32> loc(fused<{oneflow.provenance = ["backward", 0, 0]}>["b"])
+  %s = oneflow.mul %g, %lr : (tensor<16x8xf32>, tensor<f32>) -> tensor<16x8xf32> loc(fused<{oneflow.provenance = ["update", -1, 0]}>["u"])
+  %n = oneflow.sub %w, %s : (tensor<16x8xf32>, tensor<16x8xf32>) -> tensor<16x8xf32> loc(fused<{oneflow.provenance = ["update", -1, 0]}>["u"])
+  oneflow.assign @w, %n : tensor<16x8xf32>
+  return
+}
+
+// -----
+
+// With several micro-batches the update stays a kernel of its own
+// (pipeline schedules order whole phases).
+// CHECK-LABEL: func.func @microbatched_update_apart
+// CHECK:         %[[G:.*]] = oneflow.add
+// CHECK-NEXT:    %[[F:.*]] = oneflow.fused -> tensor<16x8xf32> {
+// CHECK-NEXT:      oneflow.mul %[[G]]
+// CHECK-NEXT:      oneflow.sub
+// CHECK-NEXT:      oneflow.yield
+func.func @microbatched_update_apart(%g0: tensor<16x8xf32>, %g1: tensor<16x8xf32>) {
+  %lr = oneflow.constant dense<0.1> : tensor<f32>
+  %w = oneflow.variable @w : tensor<16x8xf32>
+  %g = oneflow.add %g0, %g1 : (tensor<16x8xf32>, tensor<16x8xf32>) -> tensor<16x8xf32> loc(fused<{oneflow.provenance = ["backward", 0, 1]}>["b"])
+  %s = oneflow.mul %g, %lr : (tensor<16x8xf32>, tensor<f32>) -> tensor<16x8xf32> loc(fused<{oneflow.provenance = ["update", -1, 0]}>["u"])
+  %n = oneflow.sub %w, %s : (tensor<16x8xf32>, tensor<16x8xf32>) -> tensor<16x8xf32> loc(fused<{oneflow.provenance = ["update", -1, 0]}>["u"])
+  oneflow.assign @w, %n : tensor<16x8xf32>
+  return
+}
+
+// -----
+
+// A value shared by two updates (AdamW's bias-corrected rate) joins the
+// first update in its gradient's kernel A. Kernel B feeds A, so B's update
+// must not join B (B would then wait for A's rate while A waits for B): it
+// goes to A. Reaching one op of a group reaches its members' users.
+// CHECK-LABEL: func.func @shared_update_value_no_cycle
+// CHECK:         %[[B:.*]]:2 = oneflow.fused
+// CHECK-NEXT:      oneflow.neg
+// CHECK-NEXT:      oneflow.matmul
+// CHECK-NEXT:      oneflow.exp
+// CHECK-NEXT:      oneflow.yield
+// CHECK-NEXT:    }
+// CHECK-NEXT:    %[[A:.*]]:2 = oneflow.fused
+// CHECK-NEXT:      %[[DA:.*]] = oneflow.matmul %{{.*}}, %[[B]]#1
+// CHECK-NEXT:      %[[R:.*]] = oneflow.mul %arg2
+// CHECK-NEXT:      oneflow.mul %[[DA]], %[[R]]
+// CHECK-NEXT:      oneflow.sub
+// CHECK-NEXT:      oneflow.mul %[[B]]#0, %[[R]]
+// CHECK-NEXT:      oneflow.sub
+// CHECK-NEXT:      oneflow.yield
+func.func @shared_update_value_no_cycle(%x: tensor<4x8xf32>, %dy: tensor<4x8xf32>, %t: tensor<f32>) {
+  %c = oneflow.constant dense<0.9> : tensor<f32>
+  %wa = oneflow.variable @wa : tensor<8x8xf32>
+  %wb = oneflow.variable @wb : tensor<8x8xf32>
+  %u = oneflow.neg %dy : tensor<4x8xf32> loc(fused<{oneflow.provenance = ["backward", 1, 0]}>["b"])
+  %db = oneflow.matmul %x, %u {transpose_a} : (tensor<4x8xf32>, tensor<4x8xf32>) -> tensor<8x8xf32> loc(fused<{oneflow.provenance = ["backward", 1, 0]}>["b"])
+  %v = oneflow.exp %u : tensor<4x8xf32> loc(fused<{oneflow.provenance = ["backward", 0, 0]}>["a"])
+  %da = oneflow.matmul %x, %v {transpose_a} : (tensor<4x8xf32>, tensor<4x8xf32>) -> tensor<8x8xf32> loc(fused<{oneflow.provenance = ["backward", 0, 0]}>["a"])
+  %r = oneflow.mul %t, %c : (tensor<f32>, tensor<f32>) -> tensor<f32> loc(fused<{oneflow.provenance = ["update", -1, 0]}>["u"])
+  %sa = oneflow.mul %da, %r : (tensor<8x8xf32>, tensor<f32>) -> tensor<8x8xf32> loc(fused<{oneflow.provenance = ["update", -1, 0]}>["u"])
+  %na = oneflow.sub %wa, %sa : (tensor<8x8xf32>, tensor<8x8xf32>) -> tensor<8x8xf32> loc(fused<{oneflow.provenance = ["update", -1, 0]}>["u"])
+  oneflow.assign @wa, %na : tensor<8x8xf32>
+  %sb = oneflow.mul %db, %r : (tensor<8x8xf32>, tensor<f32>) -> tensor<8x8xf32> loc(fused<{oneflow.provenance = ["update", -1, 0]}>["u"])
+  %nb = oneflow.sub %wb, %sb : (tensor<8x8xf32>, tensor<8x8xf32>) -> tensor<8x8xf32> loc(fused<{oneflow.provenance = ["update", -1, 0]}>["u"])
+  oneflow.assign @wb, %nb : tensor<8x8xf32>
+  return
+}
