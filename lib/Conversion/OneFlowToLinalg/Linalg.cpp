@@ -24,6 +24,16 @@ Value transpose2D(OpBuilder &b, Location loc, Value value) {
       .getResult()[0];
 }
 
+/// Whether a product's bias add is better done by starting the product at
+/// the bias. It is, unless the sum only feeds elementwise arithmetic inside
+/// the kernel (a residual add): that loop adds the bias on its way, while
+/// broadcasting it first would cost a pass over the output.
+bool startsFromBias(Operation *add) {
+  return !llvm::all_of(add->getUsers(), [](Operation *user) {
+    return isa<AddOp, SubOp, MulOp, DivOp>(user);
+  });
+}
+
 /// Replaces `op` by a call of the GEMM `symbol`. When its product only feeds
 /// a bias add, the call's output starts at the broadcast bias and the _acc
 /// GEMM accumulates into it: the add disappears (the call goes where the add
@@ -32,7 +42,7 @@ void replaceByGemm(ConversionPatternRewriter &rewriter, Operation *op,
                    StringRef symbol, ValueRange operands,
                    RankedTensorType resultType, ArrayRef<int64_t> scalars) {
   auto [add, bias] = biasAddOf(op->getResult(0));
-  if (!add) {
+  if (!add || !startsFromBias(add)) {
     rewriter.replaceOp(op, buildLibraryCall(rewriter, op->getLoc(), symbol,
                                             operands, {resultType}, scalars));
     return;

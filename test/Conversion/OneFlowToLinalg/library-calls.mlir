@@ -80,3 +80,22 @@ func.func @matmul_residual(%a: tensor<5x8xf32>, %b: tensor<8x5xf32>, %r: tensor<
   %3 = oneflow.add %2, %rows : (tensor<5x5xf32>, tensor<5x1xf32>) -> tensor<5x5xf32>
   return %1, %3 : tensor<5x5xf32>, tensor<5x5xf32>
 }
+
+// -----
+
+// A biased product that only feeds more elementwise arithmetic (a residual
+// add) is computed alone: the loop of that add adds the bias on its way,
+// where starting at the bias would cost a pass over the output.
+// CHECK-LABEL: func @batch_matmul_bias_then_residual
+// CHECK-NOT:   linalg.generic
+// CHECK:       call @oneflow_batch_gemm_f32(
+// CHECK-NOT:   call @oneflow_batch_gemm_acc_f32
+// CHECK:       arith.addf
+// CHECK:       arith.addf
+// CHECK:       return
+func.func @batch_matmul_bias_then_residual(%a: tensor<2x4x8xf32>, %b: tensor<8x5xf32>, %bias: tensor<5xf32>, %r: tensor<2x4x5xf32>) -> tensor<2x4x5xf32> {
+  %0 = oneflow.batch_matmul %a, %b : (tensor<2x4x8xf32>, tensor<8x5xf32>) -> tensor<2x4x5xf32>
+  %1 = oneflow.add %bias, %0 : (tensor<5xf32>, tensor<2x4x5xf32>) -> tensor<2x4x5xf32>
+  %2 = oneflow.add %r, %1 : (tensor<2x4x5xf32>, tensor<2x4x5xf32>) -> tensor<2x4x5xf32>
+  return %2 : tensor<2x4x5xf32>
+}
