@@ -5,11 +5,14 @@ bench/inference_vs_pytorch.py -- in PyTorch eager and as a plan compiled by OneF
 same thread count, and checks that both follow the same loss trajectory.
 
   /usr/bin/python3 bench/training_vs_pytorch.py [--bin build/bin] [--threads 1,2]
-        [--optimizer sgd,adamw] [--steps 10] [--warmup 3] [--json FILE] [--torch-only]
+        [--optimizer sgd,adamw] [--steps 10] [--warmup 3] [--rounds 3] [--json FILE] [--torch-only]
 
 PyTorch: torch.set_num_threads(T) and OpenBLAS's thread count T; per step zero_grad(set_to_none), forward,
-F.cross_entropy(logits.reshape(-1, 512), labels.reshape(-1)), backward, optimizer.step(); the
-median of --steps timed steps after --warmup untimed ones.
+F.cross_entropy(logits.reshape(-1, 512), labels.reshape(-1)), backward, optimizer.step(); --steps
+timed steps after --warmup untimed ones. Each row alternates --rounds runs of PyTorch and of
+OneFlow-MLIR (PyTorch, ours, PyTorch, ours, ...; each run from the initial weights), so a drift of
+the machine's speed during the row hits both sides; a side's time is the median of all its timed
+steps.
 
 OneFlow-MLIR: the model is exported as export_models.py does (eval() module, TrainingMode.PRESERVE,
 initializers = parameters), compiled once per optimizer with
@@ -18,9 +21,9 @@ initializers = parameters), compiled once per optimizer with
       --emit=plan -o DIR                          (adamw: --optimizer=adamw --lr=1e-3)
 
 and run as  OMP_NUM_THREADS=T OPENBLAS_NUM_THREADS=T oneflow-run DIR --data tokens=tokens.npy
---data labels=labels.npy --batch 8 --steps W+N --metrics m.jsonl;  the step time is the median
-over the steps after the warm-up of batch / samples_per_s from the metrics file (of the wall
-time printed per step on stderr when the metrics have no samples_per_s).
+--data labels=labels.npy --batch 8 --steps W+N --metrics m.jsonl;  the times of the steps after
+the warm-up are batch / samples_per_s from the metrics file (the wall time printed per step on
+stderr when the metrics have no samples_per_s).
 
 Both sides start from the same weights and see the same batches in the same order (no --shuffle:
 batch i is rows [8i, 8i+8) of the data, wrapping around), so the per-step losses must agree; the
@@ -104,7 +107,7 @@ def time_torch(module, tokens, labels, opt_name, threads, warmup, steps):
         losses.append(loss.item())
         if step >= warmup:
             times.append(elapsed * 1e3)
-    return statistics.median(times), min(times), losses
+    return times, losses
 
 
 def supports_train(bin_dir):
@@ -169,7 +172,7 @@ def time_oneflow(bin_dir, plan, work, threads, warmup, steps):
         ms = [float(m) for m in re.findall(r"step \d+/\d+: ([0-9.]+) ms", run.stderr)]
         if len(ms) != warmup + steps:
             raise RuntimeError("no per-step times in the metrics nor on stderr")
-    return statistics.median(ms[warmup:]), min(ms[warmup:]), losses
+    return ms[warmup:], losses
 
 
 def rel_diff(a, b):
@@ -186,6 +189,8 @@ def main(argv=None):
     parser.add_argument("--optimizer", default="sgd,adamw", help="sgd, adamw or both (comma-separated)")
     parser.add_argument("--steps", type=int, default=10, help="timed steps (median)")
     parser.add_argument("--warmup", type=int, default=3, help="untimed steps before")
+    parser.add_argument("--rounds", type=int, default=3,
+                        help="alternating PyTorch / OneFlow-MLIR runs per row (the medians pool them)")
     parser.add_argument("--json", help="write the results here")
     parser.add_argument("--torch-only", action="store_true", help="time PyTorch only")
     args = parser.parse_args(argv)
@@ -194,8 +199,8 @@ def main(argv=None):
     for o in opts:
         if o not in OPTIMIZERS:
             parser.error(f"unknown optimizer {o!r} (sgd, adamw)")
-    if args.steps < 1 or args.warmup < 0 or not threads or min(threads) < 1:
-        parser.error("need --steps >= 1, --warmup >= 0, thread counts >= 1")
+    if args.steps < 1 or args.warmup < 0 or args.rounds < 1 or not threads or min(threads) < 1:
+        parser.error("need --steps >= 1, --warmup >= 0, --rounds >= 1, thread counts >= 1")
 
     config, module, example = gpt_model()
     tokens, labels = make_data()
@@ -216,14 +221,24 @@ def main(argv=None):
                 plan = os.path.join(work, f"plan-{opt_name}")
                 compile_s = compile_plan(args.bin, onnx_path, opt_name, plan)
             for t in threads:
-                theirs, theirs_min, their_losses = time_torch(module, tokens, labels, opt_name, t,
-                                                              args.warmup, args.steps)
+                # Alternating runs: a drift of the machine's speed hits both sides alike.
+                their_times, our_times, their_losses, our_losses = [], [], None, None
+                for _ in range(args.rounds):
+                    times, losses = time_torch(module, tokens, labels, opt_name, t, args.warmup,
+                                               args.steps)
+                    their_times += times
+                    their_losses = their_losses or losses
+                    if ours_ok:
+                        times, losses = time_oneflow(args.bin, plan, work, t, args.warmup, args.steps)
+                        our_times += times
+                        our_losses = our_losses or losses
+                theirs, theirs_min = statistics.median(their_times), min(their_times)
                 row = {"optimizer": opt_name, "lr": OPTIMIZERS[opt_name][1], "threads": t,
                        "pytorch_ms": theirs, "pytorch_min_ms": theirs_min, "pytorch_losses": their_losses,
                        "oneflow_ms": None, "oneflow_min_ms": None, "ratio": None, "compile_s": compile_s}
                 line = f"{opt_name:5s} {t} thread(s): PyTorch {theirs:8.2f} ms/step (min {theirs_min:.2f})"
                 if ours_ok:
-                    ours, ours_min, our_losses = time_oneflow(args.bin, plan, work, t, args.warmup, args.steps)
+                    ours, ours_min = statistics.median(our_times), min(our_times)
                     row.update(oneflow_ms=ours, oneflow_min_ms=ours_min, ratio=ours / theirs,
                                oneflow_losses=our_losses, loss_rel_diff=rel_diff(our_losses, their_losses))
                     line += (f", OneFlow-MLIR {ours:8.2f} ms/step (min {ours_min:.2f}), ratio {ours / theirs:.2f}, "
@@ -237,8 +252,9 @@ def main(argv=None):
     if load > 0.5:
         print(f"note: load average {load:.1f} on {os.cpu_count()} CPUs while timing: other processes "
               "share the cores, the times are inflated (2-thread runs most)")
-    print(f"GPT decoder ({config}, vocab {VOCAB}), one training step, median of {args.steps} steps "
-          f"after {args.warmup} warm-up; PyTorch {torch.__version__}, {inference_vs_pytorch.cpu_name()} "
+    print(f"GPT decoder ({config}, vocab {VOCAB}), one training step, median of {args.rounds} x "
+          f"{args.steps} steps ({args.rounds} alternating runs per side, each after {args.warmup} "
+          f"warm-up); PyTorch {torch.__version__}, {inference_vs_pytorch.cpu_name()} "
           f"({os.cpu_count()} cores)")
     print()
     print("| optimizer | threads | PyTorch ms (median / min) | OneFlow-MLIR ms (median / min) | ratio (medians) "
@@ -255,7 +271,7 @@ def main(argv=None):
     if args.json:
         with open(args.json, "w") as f:
             json.dump({"model": f"GPT decoder, {config}, vocab {VOCAB}", "batch": BATCH, "seq": SEQ,
-                       "steps": args.steps, "warmup": args.warmup, "torch_version": torch.__version__,
+                       "steps": args.steps, "warmup": args.warmup, "rounds": args.rounds, "torch_version": torch.__version__,
                        "cpu": inference_vs_pytorch.cpu_name(), "cpus": os.cpu_count(),
                        "load_average": load, "oneflow_timed": ours_ok, "rows": rows}, f, indent=1)
     return 0
