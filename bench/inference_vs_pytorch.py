@@ -152,7 +152,7 @@ def main():
     table = [
         MARKER_BEGIN,
         f"Inference, median of {args.steps} steps after warm-up, "
-        f"the same thread count for both (OpenBLAS/OpenMP threads for "
+        f"the same thread count for both (oneDNN/OpenBLAS/OpenMP threads for "
         f"OneFlow-MLIR, `torch.set_num_threads` and OpenBLAS threads for PyTorch "
         f"{torch.__version__}), on {cpu_name()} ({os.cpu_count()} cores).",
         "",
