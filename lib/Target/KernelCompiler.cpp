@@ -211,12 +211,22 @@ static LogicalResult emitObject(ModuleOp module, StringRef objectPath) {
     return module.emitError() << "no LLVM target for " << triple.str() << ": "
                               << error;
   llvm::SubtargetFeatures features;
-  for (const auto &[feature, enabled] : llvm::sys::getHostCPUFeatures())
+  bool hasAvx512 = false;
+  for (const auto &[feature, enabled] : llvm::sys::getHostCPUFeatures()) {
     features.AddFeature(feature, enabled);
+    hasAvx512 |= feature == "avx512f" && enabled;
+  }
   std::unique_ptr<llvm::TargetMachine> machine(target->createTargetMachine(
       triple, llvm::sys::getHostCPUName(), features.getString(),
       llvm::TargetOptions(), llvm::Reloc::PIC_, std::nullopt,
       llvm::CodeGenOptLevel::Aggressive));
+  // LLVM's x86 tuning prefers 256-bit vectors even where AVX-512 exists;
+  // the kernels' elementwise and row loops run 1-2% of the GPT training
+  // step faster with 512-bit ones (A/B, alternating runs).
+  if (hasAvx512)
+    for (llvm::Function &function : *llvmModule)
+      if (!function.isDeclaration())
+        function.addFnAttr("prefer-vector-width", "512");
   llvmModule->setDataLayout(machine->createDataLayout());
   llvmModule->setTargetTriple(triple);
   if (const char *dump = std::getenv("ONEFLOW_DUMP_KERNELS_LL")) {
