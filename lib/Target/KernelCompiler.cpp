@@ -267,10 +267,18 @@ static LogicalResult link(Location loc, StringRef objectPath,
   std::string ompSearch = "-L" + ompDir;
   // oneDNN's OpenMP entry points bind to libomp, which precedes its own
   // libgomp in load order: one OpenMP runtime serves the whole process.
-  SmallVector<StringRef> args = {compiler,   "-shared",  "-o",
-                                 libraryPath, objectPath, kernels,
-                                 ONEFLOW_DNNL_LIBRARY, "-lopenblas", ompSearch,
-                                 "-lomp",     rpath,      "-lm"};
+  SmallVector<StringRef> args = {compiler,
+                                 "-shared",
+                                 "-o",
+                                 libraryPath,
+                                 objectPath,
+                                 kernels,
+                                 ONEFLOW_DNNL_LIBRARY,
+                                 "-lopenblas",
+                                 ompSearch,
+                                 "-lomp",
+                                 rpath,
+                                 "-lm"};
   std::string message;
   int rc = llvm::sys::ExecuteAndWait(compiler, args, std::nullopt, {}, 0, 0,
                                      &message);

@@ -137,8 +137,8 @@ private:
   /// pipeline schedules order whole phases.)
   bool phasesAllow(Operation *producer, Operation *consumer) {
     auto from = phaseOf(producer), to = phaseOf(consumer);
-    return from == to || (!microbatched && from.first == "backward" &&
-                          to.first == "update");
+    return from == to ||
+           (!microbatched && from.first == "backward" && to.first == "update");
   }
 
   /// Whether the edge producer -> consumer may be fused, by op kinds.
@@ -224,8 +224,7 @@ private:
   void tryMerge(Operation *producer, Operation *consumer) {
     Operation *from = leader(producer), *to = leader(consumer);
     if (from == to || segmentOf[producer] != segmentOf[consumer] ||
-        !phasesAllow(producer, consumer) ||
-        !kindsAllow(producer, consumer))
+        !phasesAllow(producer, consumer) || !kindsAllow(producer, consumer))
       return;
     bool library = hasLibrary[from], otherLibrary = hasLibrary[to];
     if ((library && otherLibrary) ||

@@ -658,8 +658,8 @@ struct FoldTransposeIntoProduct : public OpRewritePattern<ProductOp> {
       Value source = transpose.getX();
       rewriter.setInsertionPoint(op);
       if (!llvm::equal(kept, llvm::seq<int64_t>(0, rank)))
-        source = TransposeOp::create(rewriter, transpose.getLoc(), source,
-                                     kept);
+        source =
+            TransposeOp::create(rewriter, transpose.getLoc(), source, kept);
       rewriter.modifyOpInPlace(op, [&] {
         operand.set(source);
         if (index == 0)
