@@ -159,11 +159,13 @@ private:
     return true;
   }
 
-  /// Merges the groups led by `a` and `b`.
+  /// Merges the groups led by `a` and `b`, keeping their per-group facts.
   void unite(Operation *a, Operation *b) {
     int64_t first = std::min(firstIndex[a], firstIndex[b]);
+    bool library = hasLibrary[a] || hasLibrary[b];
     groups.unionSets(a, b);
     firstIndex[leader(a)] = first;
+    hasLibrary[leader(a)] = library;
   }
 
   /// Whether some op outside both groups lies on a path from group `from`
@@ -226,12 +228,10 @@ private:
     if (from == to || segmentOf[producer] != segmentOf[consumer] ||
         !phasesAllow(producer, consumer) || !kindsAllow(producer, consumer))
       return;
-    bool library = hasLibrary[from], otherLibrary = hasLibrary[to];
-    if ((library && otherLibrary) ||
+    if ((hasLibrary[from] && hasLibrary[to]) ||
         leavesReshapeToConsumers(producer, consumer) || pathOutside(from, to))
       return;
     unite(from, to);
-    hasLibrary[leader(from)] = library || otherLibrary;
   }
 
   /// Merges the groups of the optimizer update that are pure elementwise
@@ -315,10 +315,9 @@ private:
           use->set(copy->getResult(0));
         index[copy] = index[first]; // Until the renumbering below.
         segmentOf[copy] = segmentOf[first];
-        bool library = hasLibrary[group];
+        firstIndex[copy] = index[first];
         groups.insert(copy);
-        groups.unionSets(group, copy);
-        hasLibrary[leader(copy)] = library;
+        unite(group, copy);
         changed = true;
       }
     }

@@ -35,9 +35,9 @@ bool startsFromBias(Operation *add) {
 }
 
 /// Replaces `op` by a call of the GEMM `symbol`. When its product only feeds
-/// a bias add, the call's output starts at the broadcast bias and the _acc
-/// GEMM accumulates into it: the add disappears (the call goes where the add
-/// was, which every operand dominates).
+/// a bias add and `startsFromBias` says so, the call's output starts at the
+/// broadcast bias and the _acc GEMM accumulates into it: the add disappears
+/// (the call goes where the add was, which every operand dominates).
 void replaceByGemm(ConversionPatternRewriter &rewriter, Operation *op,
                    StringRef symbol, ValueRange operands,
                    RankedTensorType resultType, ArrayRef<int64_t> scalars) {
