@@ -16,9 +16,8 @@ void blasGemm(const float *a, const float *b, float *c, int64_t m, int64_t n,
               tb ? CblasTrans : CblasNoTrans, m, n, k, 1.0f, a, ta ? m : k, b,
               tb ? k : n, beta, c, ldc ? ldc : n);
 }
-void blasGemm(const double *a, const double *b, double *c, int64_t m,
-              int64_t n, int64_t k, bool ta, bool tb, double beta,
-              int64_t ldc) {
+void blasGemm(const double *a, const double *b, double *c, int64_t m, int64_t n,
+              int64_t k, bool ta, bool tb, double beta, int64_t ldc) {
   cblas_dgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans,
               tb ? CblasTrans : CblasNoTrans, m, n, k, 1.0, a, ta ? m : k, b,
               tb ? k : n, beta, c, ldc ? ldc : n);
