@@ -168,16 +168,24 @@ struct SbpInferPass : public oneflow::impl::SbpInferBase<SbpInferPass> {
       candidate.operands.assign(op->getNumOperands(), NdSbp(axes));
       candidate.results.assign(op->getNumResults(), NdSbp(axes));
       double degree = 1;
+      SmallVector<int64_t> piecesOfFactor(rule.getNumFactors(), 1);
       for (size_t axis = 0; axis < axes; ++axis) {
         const SbpSignature &sig = sigs[index[axis]];
         for (size_t i = 0; i < sig.operands.size(); ++i)
           candidate.operands[i][axis] = sig.operands[i];
         for (size_t i = 0; i < sig.results.size(); ++i)
           candidate.results[i][axis] = sig.results[i];
-        if (sig.splitFactor >= 0)
+        if (sig.splitFactor >= 0) {
           degree *= meshShape[axis];
+          piecesOfFactor[sig.splitFactor] *= meshShape[axis];
+        }
       }
-      if (fits(op, candidate)) {
+      bool wholeUnits =
+          llvm::all_of(llvm::enumerate(piecesOfFactor), [&](auto factorPieces) {
+            int64_t units = rule.getFactorUnits(factorPieces.index());
+            return units == 0 || units % factorPieces.value() == 0;
+          });
+      if (wholeUnits && fits(op, candidate)) {
         double cost = work / degree;
         for (auto [operand, nd] :
              llvm::zip(op->getOperands(), candidate.operands))

@@ -29,6 +29,62 @@ using namespace mlir;
 using namespace mlir::oneflow;
 using sbp::Sbp;
 
+/// A grouped convolution whose channels are split holds whole groups (the
+/// factor rule splits them by groups): it runs its share of the groups.
+template <typename ConvOp>
+static void localizeGroups(ConvOp local, ConvOp global) {
+  int64_t groups = global.getGroups();
+  int64_t globalChannels = global.getX().getType().getDimSize(1);
+  int64_t localChannels = local.getX().getType().getDimSize(1);
+  if (groups > 1 && (groups * localChannels) % globalChannels == 0)
+    local.setGroups(groups * localChannels / globalChannels);
+}
+
+/// Elements of `type` along `axes`.
+static int64_t countAlong(Type type, ArrayRef<int64_t> axes) {
+  auto tensor = cast<RankedTensorType>(type);
+  int64_t count = 1;
+  for (int64_t axis : axes)
+    count *= tensor.getDimSize(axis < 0 ? axis + tensor.getRank() : axis);
+  return count;
+}
+
+/// For an op computing a mean (reduce_mean, mean losses) whose local form
+/// averages fewer elements than the global one: the local share of them.
+/// The local means, scaled by it, sum to the global mean.
+static std::optional<double> meanShare(Operation &global, Operation *local) {
+  int64_t globalCount = 1, localCount = 1;
+  if (auto mean = dyn_cast<ReduceMeanOp>(global)) {
+    globalCount = countAlong(mean.getX().getType(), mean.getAxes());
+    localCount = countAlong(local->getOperand(0).getType(), mean.getAxes());
+  } else if (auto loss = dyn_cast<SoftmaxCrossEntropyOp>(global);
+             loss && loss.getReduction() == LossReduction::Mean) {
+    globalCount = loss.getLabels().getType().getNumElements();
+    localCount =
+        cast<RankedTensorType>(local->getOperand(1).getType()).getNumElements();
+  } else if (auto loss = dyn_cast<MseLossOp>(global);
+             loss && loss.getReduction() == LossReduction::Mean) {
+    globalCount = loss.getInput().getType().getNumElements();
+    localCount =
+        cast<RankedTensorType>(local->getOperand(0).getType()).getNumElements();
+  }
+  if (globalCount == localCount)
+    return std::nullopt;
+  return double(localCount) / globalCount;
+}
+
+/// The limits of a local slice (or slice gradient) over the local `full`
+/// tensor: dimensions taken whole end at their local size.
+template <typename SliceLikeOp>
+static SmallVector<int64_t> localSliceLimits(SliceLikeOp slice, Type full) {
+  auto input = cast<RankedTensorType>(full);
+  SmallVector<int64_t> limits(slice.getLimits());
+  for (int64_t dim = 0; dim < input.getRank(); ++dim)
+    if (slice.getStarts()[dim] == 0 && slice.getSteps()[dim] == 1)
+      limits[dim] = std::min(limits[dim], input.getDimSize(dim));
+  return limits;
+}
+
 namespace {
 /// Builds the program of one device.
 class RankLocalizer {
@@ -169,6 +225,8 @@ private:
   FailureOr<Value> convertAxis(Location loc, Value value, Type global,
                                NdSbp &current, int64_t axis, Sbp target);
   LogicalResult localizeOp(Operation &op);
+  LogicalResult verifyLocal(Operation &op, Operation *clone,
+                            sbp::SignatureAttr sig);
   LogicalResult localizeSplitGather(GatherOp gather, ArrayRef<Sbp> dataNd,
                                     RankedTensorType resultType);
   /// Maps the operands of `op`, converted to the nd-SBPs it needs.
@@ -221,16 +279,24 @@ FailureOr<Value> RankLocalizer::convertAxis(Location loc, Value value,
   if (source.isSplit() && target.isSplit()) {
     result = collective(loc, "all_to_all", value, *toType, target.axis, axis,
                         source.axis);
+  } else if (source.isSplit() && target.isPartialSum()) {
+    // Each rank's piece in place, zeros around it: the pieces sum to the
+    // whole, with nothing sent (the cost model prices S->P free).
+    int64_t dims = fromType.getRank();
+    int64_t size = fromType.getDimSize(source.axis);
+    SmallVector<int64_t> pads(2 * dims, 0);
+    pads[source.axis] = coord[axis] * size;
+    pads[dims + source.axis] =
+        toType->getDimSize(source.axis) - (coord[axis] + 1) * size;
+    result = PadOp::create(builder, loc, *toType, value, pads,
+                           PadMode::Constant, APFloat(0.0));
   } else if (source.isSplit()) {
-    // Gather first; a partial sum is then the gathered value on one rank.
     NdSbp gathered(current);
     gathered[axis] = Sbp::broadcast();
     FailureOr<RankedTensorType> fullType = localType(loc, global, gathered);
     if (failed(fullType))
       return failure();
     result = collective(loc, "all_gather", value, *fullType, source.axis, axis);
-    if (target.isPartialSum() && coord[axis] != 0)
-      result = zeros(loc, *toType);
   } else if (source.isBroadcast() && target.isSplit()) {
     SmallVector<int64_t> offsets(fromType.getRank(), 0);
     offsets[target.axis] = coord[axis] * toType->getDimSize(target.axis);
@@ -435,50 +501,66 @@ LogicalResult RankLocalizer::localizeOp(Operation &op) {
   for (auto [result, type] : llvm::zip(clone->getResults(), resultTypes))
     result.setType(type);
 
-  // A slice keeps whole the dimensions it may split: cut them to size.
-  if (auto slice = dyn_cast<SliceOp>(clone)) {
-    auto input = cast<RankedTensorType>(slice.getX().getType());
-    SmallVector<int64_t> limits(slice.getLimits());
-    for (int64_t dim = 0; dim < input.getRank(); ++dim)
-      if (slice.getStarts()[dim] == 0 && slice.getSteps()[dim] == 1)
-        limits[dim] = std::min(limits[dim], input.getDimSize(dim));
-    slice.setLimits(limits);
+  // Grouped convolutions split by whole groups: each rank runs its share.
+  if (auto conv = dyn_cast<Conv2DOp>(clone))
+    localizeGroups(conv, cast<Conv2DOp>(op));
+  else if (auto conv = dyn_cast<ConvTranspose2DOp>(clone))
+    localizeGroups(conv, cast<ConvTranspose2DOp>(op));
+  else if (auto conv = dyn_cast<Conv2DGradFilterOp>(clone))
+    localizeGroups(conv, cast<Conv2DGradFilterOp>(op));
+
+  // A slice (and its gradient) keeps whole the dimensions it may split: cut
+  // them to size.
+  if (auto slice = dyn_cast<SliceOp>(clone))
+    slice.setLimits(localSliceLimits(slice, slice.getX().getType()));
+  else if (auto grad = dyn_cast<SliceGradOp>(clone))
+    grad.setLimits(localSliceLimits(grad, grad.getDx().getType()));
+
+  // A mean over split dimensions is a partial sum once scaled by its share.
+  if (std::optional<double> share = meanShare(op, clone)) {
+    builder.setInsertionPointAfter(clone);
+    Value mean = clone->getResult(0);
+    auto type = cast<RankedTensorType>(mean.getType());
+    auto scaleType = RankedTensorType::get({}, type.getElementType());
+    auto scale = ConstantOp::create(
+        builder, loc, scaleType,
+        DenseElementsAttr::get(
+            scaleType, builder.getFloatAttr(type.getElementType(), *share)));
+    mapping.map(op.getResult(0),
+                MulOp::create(builder, loc, type, mean, scale));
+    return verifyLocal(op, clone, sig);
   }
 
-  // A mean over a split axis is a partial sum once scaled by its share.
-  if (auto mean = dyn_cast<ReduceMeanOp>(clone)) {
-    auto globalInput = cast<RankedTensorType>(op.getOperand(0).getType());
-    auto localInput = cast<RankedTensorType>(mean.getX().getType());
-    int64_t globalCount = 1, localCount = 1;
-    for (int64_t axis : mean.getAxes()) {
-      axis = axis < 0 ? axis + globalInput.getRank() : axis;
-      globalCount *= globalInput.getDimSize(axis);
-      localCount *= localInput.getDimSize(axis);
-    }
-    if (globalCount != localCount) {
-      builder.setInsertionPointAfter(clone);
-      auto elementType = mean.getY().getType().getElementType();
-      auto scaleType = RankedTensorType::get({}, elementType);
-      auto scale = ConstantOp::create(
-          builder, loc, scaleType,
-          DenseElementsAttr::get(
-              scaleType, builder.getFloatAttr(elementType, double(localCount) /
-                                                               globalCount)));
-      Value scaled = MulOp::create(builder, loc, mean.getY().getType(),
-                                   mean.getY(), scale);
-      mapping.map(op.getResult(0), scaled);
-      if (failed(verify(clone)))
-        return where(emitError(loc) << "cannot localize under " << sig);
-      return success();
-    }
-  }
-
-  if (failed(verify(clone)))
-    return where(emitError(loc) << "'" << op.getName() << "' cannot run on "
-                                << "local pieces under " << sig);
+  if (failed(verifyLocal(op, clone, sig)))
+    return failure();
   for (auto [from, to] : llvm::zip(op.getResults(), clone->getResults()))
     mapping.map(from, to);
   return success();
+}
+
+/// Verifies the local form of `op`; a failure is one error at `op` naming
+/// the op, the signature and the verifier's reason.
+LogicalResult RankLocalizer::verifyLocal(Operation &op, Operation *clone,
+                                         sbp::SignatureAttr sig) {
+  std::string reason;
+  LogicalResult verified = success();
+  {
+    ScopedDiagnosticHandler capture(op.getContext(), [&](Diagnostic &diag) {
+      if (reason.empty() && diag.getSeverity() == DiagnosticSeverity::Error)
+        reason = diag.str();
+      return success();
+    });
+    verified = verify(clone);
+  }
+  if (succeeded(verified))
+    return success();
+  InFlightDiagnostic diag = emitError(op.getLoc())
+                            << "'" << op.getName()
+                            << "' cannot run on the local pieces of " << sig;
+  if (!reason.empty())
+    diag << ": " << reason;
+  diag.attachNote() << "while localizing for rank " << rank;
+  return diag;
 }
 
 FailureOr<func::FuncOp> RankLocalizer::run() {

@@ -7,6 +7,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "NodeDiagnosticHandler.h"
+
 #include "oneflow/Conversion/Passes.h"
 #include "oneflow/Dialect/OneFlow/OneFlowDialect.h"
 #include "oneflow/Dialect/SBP/SBPDialect.h"
@@ -259,7 +261,7 @@ static int distribute(llvm::StringRef input, llvm::StringRef output,
   // would bury them.
   context.printOpOnDiagnostic(false);
   llvm::SourceMgr sourceMgr;
-  SourceMgrDiagnosticHandler handler(sourceMgr, &context);
+  oneflow::NodeDiagnosticHandler handler(sourceMgr, &context);
   OwningOpRef<ModuleOp> module = loadModule(input, context, sourceMgr);
   if (!module)
     return 1;
@@ -286,7 +288,7 @@ static int compileToPlan(llvm::StringRef input, llvm::StringRef outputDir,
   // would bury them.
   context.printOpOnDiagnostic(false);
   llvm::SourceMgr sourceMgr;
-  SourceMgrDiagnosticHandler handler(sourceMgr, &context);
+  oneflow::NodeDiagnosticHandler handler(sourceMgr, &context);
   if (outputDir == "-" || outputDir.empty()) {
     llvm::errs() << "error: --emit=plan needs an output directory (-o DIR)\n";
     return 1;
@@ -342,7 +344,7 @@ importToBytecode(llvm::StringRef path, DialectRegistry &registry) {
   // would bury them.
   context.printOpOnDiagnostic(false);
   llvm::SourceMgr sourceMgr;
-  SourceMgrDiagnosticHandler handler(sourceMgr, &context);
+  oneflow::NodeDiagnosticHandler handler(sourceMgr, &context);
   oneflow::ONNXImportOptions options;
   if (!parseInputShapes(options))
     return nullptr;

@@ -21,6 +21,8 @@ namespace {
 class RuleSpec {
 public:
   char fresh() { return sbp::factorLetter(next++); }
+  /// The number of the factor fresh() handed out last.
+  int lastFactor() const { return next - 1; }
   std::string fresh(int64_t count) {
     std::string letters;
     for (int64_t i = 0; i < count; ++i)
@@ -160,8 +162,8 @@ SbpFactorRule WhereOp::getSbpFactorRule() {
 SbpFactorRule CastOp::getSbpFactorRule() {
   bool floatToFloat = isa<FloatType>(getX().getType().getElementType()) &&
                       isa<FloatType>(getY().getType().getElementType());
-  return getElementwiseSbpRule(
-      *this, floatToFloat ? PartialRule::Joint : PartialRule::None);
+  return getElementwiseSbpRule(*this, floatToFloat ? PartialRule::Joint
+                                                   : PartialRule::None);
 }
 
 /// Ops without operands (constants, variables) can produce any split.
@@ -210,11 +212,10 @@ SbpFactorRule BatchMatmulOp::getSbpFactorRule() {
 SbpFactorRule Conv2DOp::getSbpFactorRule() {
   RuleSpec spec;
   char n = spec.fresh();
-  int64_t inChannels = getX().getType().getDimSize(1);
-  int64_t outChannels = getWeight().getType().getDimSize(0);
-  int64_t groups = getGroups();
   std::string x = {n, '_', '_', '_'}, w = "____", y = {n, '_', '_', '_'};
   std::string bias = "_";
+  int64_t groups = getGroups();
+  int groupFactor = -1;
   if (groups == 1) {
     char o = spec.fresh();
     w[0] = y[1] = bias[0] = o;
@@ -224,9 +225,11 @@ SbpFactorRule Conv2DOp::getSbpFactorRule() {
       char c = spec.fresh();
       x[1] = w[1] = c;
     }
-  } else if (groups == inChannels && groups == outChannels) {
-    // Depthwise: channel g of the input only feeds channel g of the output.
+  } else {
+    // Grouped and depthwise: the channels of group g only meet those of
+    // group g, so whole groups split input, weight, bias and output alike.
     char g = spec.fresh();
+    groupFactor = spec.lastFactor();
     x[1] = w[0] = y[1] = bias[0] = g;
   }
   spec.addOperand(x);
@@ -234,7 +237,10 @@ SbpFactorRule Conv2DOp::getSbpFactorRule() {
   if (getBias())
     spec.addOperand(bias);
   spec.addResult(y);
-  return getBias() ? spec.build() : spec.build(PartialRule::Each);
+  SbpFactorRule rule = getBias() ? spec.build() : spec.build(PartialRule::Each);
+  if (groupFactor >= 0)
+    rule.setFactorUnits(groupFactor, groups);
+  return rule;
 }
 
 /// NCHW windows: batch and channels split, H and W stay whole.
@@ -335,8 +341,8 @@ SbpFactorRule SliceOp::getSbpFactorRule() {
   RankedTensorType x = getX().getType();
   std::string dims;
   for (int64_t dim = 0; dim < x.getRank(); ++dim) {
-    bool whole = getStarts()[dim] == 0 && getLimits()[dim] == x.getDimSize(dim)
-                 && getSteps()[dim] == 1;
+    bool whole = getStarts()[dim] == 0 &&
+                 getLimits()[dim] == x.getDimSize(dim) && getSteps()[dim] == 1;
     dims.push_back(whole ? spec.fresh() : '_');
   }
   spec.addOperand(dims);
@@ -373,9 +379,8 @@ SbpFactorRule PadOp::getSbpFactorRule() {
   int64_t rank = getX().getType().getRank();
   std::string dims;
   for (int64_t dim = 0; dim < rank; ++dim)
-    dims.push_back(getPads()[dim] == 0 && getPads()[rank + dim] == 0
-                       ? spec.fresh()
-                       : '_');
+    dims.push_back(
+        getPads()[dim] == 0 && getPads()[rank + dim] == 0 ? spec.fresh() : '_');
   spec.addOperand(dims);
   spec.addResult(dims);
   // Copies are linear; filling with a non-zero constant is not.
@@ -417,38 +422,46 @@ SbpFactorRule MseLossOp::getSbpFactorRule() {
 
 SbpFactorRule ConvTranspose2DOp::getSbpFactorRule() {
   // Like conv2d with the roles of the weight's channel dims swapped:
-  // [C_in, C_out, kh, kw]. Input channels are the reduction.
+  // [C_in, C_out / groups, kh, kw]. Input channels are the reduction.
   RuleSpec spec;
   char n = spec.fresh();
   std::string x = {n, '_', '_', '_'}, w = "____", y = {n, '_', '_', '_'};
   std::string bias = "_";
-  if (getGroups() == 1) {
+  int64_t groups = getGroups();
+  int groupFactor = -1;
+  if (groups == 1) {
     char o = spec.fresh();
     w[1] = y[1] = bias[0] = o;
     if (!getBias()) {
       char c = spec.fresh();
       x[1] = w[0] = c;
     }
+  } else {
+    char g = spec.fresh();
+    groupFactor = spec.lastFactor();
+    x[1] = w[0] = y[1] = bias[0] = g;
   }
   spec.addOperand(x);
   spec.addOperand(w);
   if (getBias())
     spec.addOperand(bias);
   spec.addResult(y);
-  return getBias() ? spec.build() : spec.build(PartialRule::Each);
+  SbpFactorRule rule = getBias() ? spec.build() : spec.build(PartialRule::Each);
+  if (groupFactor >= 0)
+    rule.setFactorUnits(groupFactor, groups);
+  return rule;
 }
 
 SbpFactorRule GatherElementsOp::getSbpFactorRule() {
   // Off the axis, data and indices share a factor where their sizes match;
   // along it, splitting the indices splits the result.
   RuleSpec spec;
-  RankedTensorType data = getData().getType(),
-                   indices = getIndices().getType();
+  RankedTensorType data = getData().getType(), indices = getIndices().getType();
   std::string dataDims, indexDims;
   for (int64_t d = 0; d < data.getRank(); ++d) {
     char factor = spec.fresh();
-    bool shared = d != (int64_t)getAxis() &&
-                  data.getDimSize(d) == indices.getDimSize(d);
+    bool shared =
+        d != (int64_t)getAxis() && data.getDimSize(d) == indices.getDimSize(d);
     dataDims.push_back(shared ? factor : '_');
     indexDims.push_back(factor);
   }
@@ -498,23 +511,26 @@ SbpFactorRule Conv2DGradFilterOp::getSbpFactorRule() {
   // batch leaves partial sums. Channels carry through as in conv2d.
   RuleSpec spec;
   char n = spec.fresh();
-  int64_t inChannels = getX().getType().getDimSize(1);
-  int64_t outChannels = getDy().getType().getDimSize(1);
-  int64_t groups = getGroups();
   std::string x = {n, '_', '_', '_'}, dy = {n, '_', '_', '_'}, dw = "____";
+  int64_t groups = getGroups();
+  int groupFactor = -1;
   if (groups == 1) {
     char o = spec.fresh(), c = spec.fresh();
     dy[1] = dw[0] = o;
     x[1] = dw[1] = c;
-  } else if (groups == inChannels && groups == outChannels) {
-    // Depthwise: weight g only sees channel g of x and dy.
+  } else {
+    // Weight rows of group g only see group g's channels of x and dy.
     char g = spec.fresh();
+    groupFactor = spec.lastFactor();
     x[1] = dy[1] = dw[0] = g;
   }
   spec.addOperand(x);
   spec.addOperand(dy);
   spec.addResult(dw);
-  return spec.build(PartialRule::Each);
+  SbpFactorRule rule = spec.build(PartialRule::Each);
+  if (groupFactor >= 0)
+    rule.setFactorUnits(groupFactor, groups);
+  return rule;
 }
 
 SbpFactorRule MaxPool2DGradOp::getSbpFactorRule() {

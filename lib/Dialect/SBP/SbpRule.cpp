@@ -64,9 +64,9 @@ llvm::Expected<SbpFactorRule> SbpFactorRule::parse(StringRef spec) {
   SbpFactorRule rule;
   llvm::SmallDenseMap<char, int> letterToFactor;
   SmallVector<bool> seenInResult;
-  auto parseTensors = [&](StringRef list, bool isResult,
-                          SmallVectorImpl<SmallVector<int, 4>> &out)
-      -> llvm::Error {
+  auto parseTensors =
+      [&](StringRef list, bool isResult,
+          SmallVectorImpl<SmallVector<int, 4>> &out) -> llvm::Error {
     SmallVector<StringRef> tensors;
     if (!list.trim().empty())
       list.split(tensors, ',', /*MaxSplit=*/-1, /*KeepEmpty=*/true);
@@ -146,6 +146,12 @@ SbpFactorRule &SbpFactorRule::setPartial(PartialRule rule,
   return *this;
 }
 
+SbpFactorRule &SbpFactorRule::setFactorUnits(int factor, int64_t units) {
+  factorUnits.resize(numFactors, 0);
+  factorUnits[factor] = units;
+  return *this;
+}
+
 SbpSignature SbpFactorRule::splitSignature(int factor) const {
   // A result sums over the operand factors it does not carry (as in
   // einsum), also where another result carries them: layer_norm_grad's dx
@@ -222,5 +228,8 @@ std::string SbpFactorRule::str() const {
     llvm::interleaveComma(linearOperands, os);
     os << ")";
   }
+  for (auto [factor, units] : llvm::enumerate(factorUnits))
+    if (units)
+      os << " | " << factorNames[factor] << " in " << units;
   return out;
 }

@@ -88,3 +88,21 @@ func.func @main(%x: tensor<4x6xf32>) -> tensor<4x6xf32> attributes {sbp.placemen
 // CHECK: oneflow.exp {{.*}}sbp.sig = #sbp.sig<(S<1>) -> (S<1>)>
 // CHECK: oneflow.neg {{.*}}sbp.sig = #sbp.sig<(S<1>) -> (S<1>)>
 // CHECK: sbp.boxing %{{.*}} from [S<1>] to [B]
+
+// -----
+
+// Grouped convolutions on channel-split input: 4 groups split in 2 keep the
+// channel split; 3 groups cannot be cut in 2 although the 6 channels can,
+// so that convolution does not split its channels (its input is made whole
+// or a partial sum).
+// CHECK-LABEL: func.func @main
+// CHECK: oneflow.conv2d {{.*}}groups = 4 : i64, {{.*}}sbp.sig = #sbp.sig<(S<1>, S<0>) -> (S<1>)>
+// CHECK: oneflow.conv2d {{.*}}groups = 3 : i64, {{.*}}sbp.sig = #sbp.sig<({{[BP]}}, B) -> ({{[BP]}})>
+sbp.mesh @mesh shape = [2] device = "cpu"
+func.func @main(%x: tensor<1x8x6x6xf32> {sbp.nd = #sbp.nd<[S<1>]>}, %y: tensor<1x6x6x6xf32> {sbp.nd = #sbp.nd<[S<1>]>}) -> (tensor<1x8x4x4xf32>, tensor<1x6x4x4xf32>) attributes {sbp.placement = @mesh} {
+  %w4 = oneflow.variable @w4 : tensor<8x2x3x3xf32>
+  %a = oneflow.conv2d %x, %w4 {dilations = array<i64: 1, 1>, groups = 4 : i64, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : (tensor<1x8x6x6xf32>, tensor<8x2x3x3xf32>) -> tensor<1x8x4x4xf32>
+  %w3 = oneflow.variable @w3 : tensor<6x2x3x3xf32>
+  %b = oneflow.conv2d %y, %w3 {dilations = array<i64: 1, 1>, groups = 3 : i64, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : (tensor<1x6x6x6xf32>, tensor<6x2x3x3xf32>) -> tensor<1x6x4x4xf32>
+  return %a, %b : tensor<1x8x4x4xf32>, tensor<1x6x4x4xf32>
+}

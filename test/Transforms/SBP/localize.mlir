@@ -113,3 +113,84 @@ func.func @main(%ids: tensor<3xi64>) -> tensor<3x4xf32>
 // CHECK: %[[MASK:.*]] = oneflow.reshape %[[VALID]] : tensor<3xi1> to tensor<3x1xi1>
 // CHECK: %[[OUT:.*]] = oneflow.where %[[MASK]], %[[ROWS]]
 // CHECK: sbp.collective "all_reduce" %[[OUT]]
+
+// -----
+
+// Grouped and depthwise convolutions split by whole groups: each rank runs
+// its share of the groups on its channels (and weight, bias rows).
+
+sbp.mesh @m shape = [2] device = "cpu"
+func.func @main(%x: tensor<1x8x6x6xf32> {sbp.nd = #sbp.nd<[S<1>]>}) -> (tensor<1x8x4x4xf32>, tensor<1x8x4x4xf32>)
+    attributes {sbp.placement = @m} {
+  %dw = oneflow.variable @dw {sbp.placement = @m, sbp.sig = #sbp.sig<() -> ([S<0>])>} : tensor<8x1x3x3xf32>
+  %db = oneflow.variable @db {sbp.placement = @m, sbp.sig = #sbp.sig<() -> ([S<0>])>} : tensor<8xf32>
+  %d = oneflow.conv2d %x, %dw, %db {dilations = array<i64: 1, 1>, groups = 8 : i64, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>, sbp.placement = @m, sbp.sig = #sbp.sig<([S<1>], [S<0>], [S<0>]) -> ([S<1>])>} : (tensor<1x8x6x6xf32>, tensor<8x1x3x3xf32>, tensor<8xf32>) -> tensor<1x8x4x4xf32>
+  %gw = oneflow.variable @gw {sbp.placement = @m, sbp.sig = #sbp.sig<() -> ([S<0>])>} : tensor<8x2x3x3xf32>
+  %g = oneflow.conv2d %x, %gw {dilations = array<i64: 1, 1>, groups = 4 : i64, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>, sbp.placement = @m, sbp.sig = #sbp.sig<([S<1>], [S<0>]) -> ([S<1>])>} : (tensor<1x8x6x6xf32>, tensor<8x2x3x3xf32>) -> tensor<1x8x4x4xf32>
+  %bd = sbp.boxing %d from [S<1>] to [B] on @m : tensor<1x8x4x4xf32>
+  %bg = sbp.boxing %g from [S<1>] to [B] on @m : tensor<1x8x4x4xf32>
+  return %bd, %bg : tensor<1x8x4x4xf32>, tensor<1x8x4x4xf32>
+}
+
+// CHECK-LABEL: func.func @main_rank1(%arg0: tensor<1x8x6x6xf32>)
+// CHECK: oneflow.conv2d {{.*}}groups = 4 : i64{{.*}} : (tensor<1x4x6x6xf32>, tensor<4x1x3x3xf32>, tensor<4xf32>) -> tensor<1x4x4x4xf32>
+// CHECK: oneflow.conv2d {{.*}}groups = 2 : i64{{.*}} : (tensor<1x4x6x6xf32>, tensor<4x2x3x3xf32>) -> tensor<1x4x4x4xf32>
+
+// -----
+
+// Their gradients too: the data gradient (a grouped transposed convolution)
+// and the weight gradient.
+
+sbp.mesh @m shape = [2] device = "cpu"
+func.func @main(%dy: tensor<2x8x4x4xf32> {sbp.nd = #sbp.nd<[S<1>]>}, %x: tensor<2x8x6x6xf32> {sbp.nd = #sbp.nd<[S<1>]>}) -> (tensor<2x8x6x6xf32>, tensor<8x2x3x3xf32>)
+    attributes {sbp.placement = @m} {
+  %w = oneflow.variable @w {sbp.placement = @m, sbp.sig = #sbp.sig<() -> ([S<0>])>} : tensor<8x2x3x3xf32>
+  %dx = oneflow.conv_transpose2d %dy, %w {dilations = array<i64: 1, 1>, groups = 4 : i64, output_padding = array<i64: 0, 0>, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>, sbp.placement = @m, sbp.sig = #sbp.sig<([S<1>], [S<0>]) -> ([S<1>])>} : (tensor<2x8x4x4xf32>, tensor<8x2x3x3xf32>) -> tensor<2x8x6x6xf32>
+  %dw = oneflow.conv2d_grad_filter %x, %dy {dilations = array<i64: 1, 1>, groups = 4 : i64, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>, sbp.placement = @m, sbp.sig = #sbp.sig<([S<1>], [S<1>]) -> ([S<0>])>} : (tensor<2x8x6x6xf32>, tensor<2x8x4x4xf32>) -> tensor<8x2x3x3xf32>
+  %bx = sbp.boxing %dx from [S<1>] to [B] on @m : tensor<2x8x6x6xf32>
+  %bw = sbp.boxing %dw from [S<0>] to [B] on @m : tensor<8x2x3x3xf32>
+  return %bx, %bw : tensor<2x8x6x6xf32>, tensor<8x2x3x3xf32>
+}
+
+// CHECK-LABEL: func.func @main_rank0(%arg0: tensor<2x8x4x4xf32>
+// CHECK: oneflow.conv_transpose2d {{.*}}groups = 2 : i64{{.*}} -> tensor<2x4x6x6xf32>
+// CHECK: oneflow.conv2d_grad_filter {{.*}}groups = 2 : i64{{.*}} -> tensor<4x2x3x3xf32>
+
+// -----
+
+// A slice gradient over a split dimension it keeps whole ends at the local
+// size.
+
+sbp.mesh @m shape = [2] device = "cpu"
+func.func @main(%dy: tensor<4x2xf32> {sbp.nd = #sbp.nd<[S<0>]>}) -> tensor<4x6xf32>
+    attributes {sbp.placement = @m} {
+  %dx = oneflow.slice_grad %dy {starts = array<i64: 0, 1>, limits = array<i64: 4, 3>, steps = array<i64: 1, 1>, sbp.placement = @m, sbp.sig = #sbp.sig<([S<0>]) -> ([S<0>])>} : tensor<4x2xf32> -> tensor<4x6xf32>
+  %b = sbp.boxing %dx from [S<0>] to [B] on @m : tensor<4x6xf32>
+  return %b : tensor<4x6xf32>
+}
+
+// CHECK-LABEL: func.func @main_rank1(%arg0: tensor<4x2xf32>)
+// CHECK: oneflow.slice_grad {{.*}}limits = array<i64: 2, 3>{{.*}} : tensor<2x2xf32> -> tensor<2x6xf32>
+
+// -----
+
+// Mean losses over a split batch are partial sums once scaled by the rank's
+// share of the positions, as reduce_mean is.
+
+sbp.mesh @m shape = [2] device = "cpu"
+func.func @main(%logits: tensor<4x3xf32> {sbp.nd = #sbp.nd<[S<0>]>}, %labels: tensor<4xi64> {sbp.nd = #sbp.nd<[S<0>]>}, %y: tensor<4x3xf32> {sbp.nd = #sbp.nd<[S<0>]>}) -> (tensor<f32>, tensor<f32>)
+    attributes {sbp.placement = @m} {
+  %ce = oneflow.softmax_cross_entropy %logits, %labels {sbp.placement = @m, sbp.sig = #sbp.sig<([S<0>], [S<0>]) -> ([P])>} : (tensor<4x3xf32>, tensor<4xi64>) -> tensor<f32>
+  %mse = oneflow.mse_loss %logits, %y {sbp.placement = @m, sbp.sig = #sbp.sig<([S<0>], [S<0>]) -> ([P])>} : (tensor<4x3xf32>, tensor<4x3xf32>) -> tensor<f32>
+  %a = sbp.boxing %ce from [P] to [B] on @m : tensor<f32>
+  %b = sbp.boxing %mse from [P] to [B] on @m : tensor<f32>
+  return %a, %b : tensor<f32>, tensor<f32>
+}
+
+// CHECK-LABEL: func.func @main_rank0(%arg0: tensor<4x3xf32>
+// CHECK: %[[CE:.*]] = oneflow.softmax_cross_entropy {{.*}} : (tensor<2x3xf32>, tensor<2xi64>) -> tensor<f32>
+// CHECK: %[[HALF:.*]] = oneflow.constant dense<5.000000e-01> : tensor<f32>
+// CHECK: oneflow.mul %[[CE]], %[[HALF]]
+// CHECK: %[[MSE:.*]] = oneflow.mse_loss
+// CHECK: %[[HALF2:.*]] = oneflow.constant dense<5.000000e-01> : tensor<f32>
+// CHECK: oneflow.mul %[[MSE]], %[[HALF2]]

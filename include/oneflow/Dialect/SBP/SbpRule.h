@@ -95,6 +95,14 @@ public:
 
   SbpFactorRule &setPartial(PartialRule rule,
                             llvm::ArrayRef<unsigned> linearOperands);
+  /// Makes `factor` indivisible below `units` pieces: a split must cut it
+  /// into a number of pieces dividing `units` (a grouped convolution's
+  /// channels split by whole groups).
+  SbpFactorRule &setFactorUnits(int factor, int64_t units);
+  /// The units `factor` splits by, or 0 when its dimensions decide.
+  int64_t getFactorUnits(int factor) const {
+    return factorUnits.empty() ? 0 : factorUnits[factor];
+  }
 
   unsigned getNumFactors() const { return numFactors; }
   bool isReductionFactor(int factor) const { return isReduction[factor]; }
@@ -125,6 +133,7 @@ private:
   llvm::SmallVector<llvm::SmallVector<int, 4>, 2> resultFactors;
   PartialRule partial = PartialRule::None;
   llvm::SmallVector<unsigned, 4> linearOperands;
+  llvm::SmallVector<int64_t> factorUnits;
 };
 
 /// Factor letters, `a`..`z` then `A`..`Z`, for rules built programmatically.

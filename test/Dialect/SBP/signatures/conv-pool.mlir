@@ -32,9 +32,10 @@ func.func @conv_bias(%x: tensor<2x3x8x8xf32>, %w: tensor<16x3x3x3xf32>, %b: tens
 
 // -----
 
-// Depthwise: input channel g feeds only output channel g.
+// Depthwise: input channel g feeds only output channel g; the channels
+// split by whole groups.
 // CHECK-LABEL: func @depthwise
-// CHECK-NEXT: oneflow.conv2d: ab__,b___->ab__ | partial: each(0, 1)
+// CHECK-NEXT: oneflow.conv2d: ab__,b___->ab__ | partial: each(0, 1) | b in 8
 // CHECK-NEXT:   (B, B) -> (B)
 // CHECK-NEXT:   (S<0>, B) -> (S<0>)
 // CHECK-NEXT:   (S<1>, S<0>) -> (S<1>)
@@ -45,11 +46,13 @@ func.func @depthwise(%x: tensor<2x8x8x8xf32>, %w: tensor<8x1x3x3xf32>) -> tensor
 
 // -----
 
-// Other grouped convolutions split only the batch.
+// Other grouped convolutions too: a split of the channels must cut whole
+// groups (sbp-infer checks the number of pieces divides the groups).
 // CHECK-LABEL: func @grouped
-// CHECK-NEXT: oneflow.conv2d: a___,____->a___ | partial: each(0, 1)
+// CHECK-NEXT: oneflow.conv2d: ab__,b___->ab__ | partial: each(0, 1) | b in 2
 // CHECK-NEXT:   (B, B) -> (B)
 // CHECK-NEXT:   (S<0>, B) -> (S<0>)
+// CHECK-NEXT:   (S<1>, S<0>) -> (S<1>)
 // CHECK-NEXT:   (P, B) -> (P)
 func.func @grouped(%x: tensor<2x8x8x8xf32>, %w: tensor<4x4x3x3xf32>) -> tensor<2x4x6x6xf32> {
   %0 = oneflow.conv2d %x, %w {strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>, groups = 2 : i64} : (tensor<2x8x8x8xf32>, tensor<4x4x3x3xf32>) -> tensor<2x4x6x6xf32>

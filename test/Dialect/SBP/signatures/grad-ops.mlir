@@ -20,7 +20,7 @@ func.func @conv_grad_filter(%x: tensor<2x3x8x8xf32>, %dy: tensor<2x16x8x8xf32>) 
 
 // Depthwise: channel g of x and dy feeds weight g only.
 // CHECK-LABEL: func @conv_grad_filter_depthwise
-// CHECK-NEXT: oneflow.conv2d_grad_filter: ab__,ab__->b___ | partial: each(0, 1)
+// CHECK-NEXT: oneflow.conv2d_grad_filter: ab__,ab__->b___ | partial: each(0, 1) | b in 4
 // CHECK-NEXT:   (B, B) -> (B)
 // CHECK-NEXT:   (S<0>, S<0>) -> (P)
 // CHECK-NEXT:   (S<1>, S<1>) -> (S<0>)
@@ -33,11 +33,12 @@ func.func @conv_grad_filter_depthwise(%x: tensor<2x4x8x8xf32>, %dy: tensor<2x4x8
 
 // -----
 
-// Other groupings split only the batch.
+// Other groupings split by whole groups too.
 // CHECK-LABEL: func @conv_grad_filter_groups
-// CHECK-NEXT: oneflow.conv2d_grad_filter: a___,a___->____ | partial: each(0, 1)
+// CHECK-NEXT: oneflow.conv2d_grad_filter: ab__,ab__->b___ | partial: each(0, 1) | b in 2
 // CHECK-NEXT:   (B, B) -> (B)
 // CHECK-NEXT:   (S<0>, S<0>) -> (P)
+// CHECK-NEXT:   (S<1>, S<1>) -> (S<0>)
 // CHECK-NEXT:   (P, B) -> (P)
 // CHECK-NEXT:   (B, P) -> (P)
 func.func @conv_grad_filter_groups(%x: tensor<1x4x7x7xf32>, %dy: tensor<1x6x5x5xf32>) -> tensor<6x2x3x3xf32> {

@@ -40,3 +40,16 @@ func.func @conv_transpose(%x: tensor<1x4x5x5xf32>, %w: tensor<4x2x3x3xf32>) -> t
   %0 = oneflow.conv_transpose2d %x, %w {strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>, output_padding = array<i64: 0, 0>} : (tensor<1x4x5x5xf32>, tensor<4x2x3x3xf32>) -> tensor<1x2x7x7xf32>
   return %0 : tensor<1x2x7x7xf32>
 }
+
+// -----
+
+// Grouped: whole groups split x, weight and the result alike.
+// CHECK-LABEL: func @conv_transpose_grouped
+// CHECK-NEXT: oneflow.conv_transpose2d: ab__,b___->ab__ | partial: each(0, 1) | b in 2
+// CHECK-NEXT:   (B, B) -> (B)
+// CHECK-NEXT:   (S<0>, B) -> (S<0>)
+// CHECK-NEXT:   (S<1>, S<0>) -> (S<1>)
+func.func @conv_transpose_grouped(%x: tensor<1x4x5x5xf32>, %w: tensor<4x3x3x3xf32>) -> tensor<1x6x7x7xf32> {
+  %0 = oneflow.conv_transpose2d %x, %w {strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>, output_padding = array<i64: 0, 0>, groups = 2 : i64} : (tensor<1x4x5x5xf32>, tensor<4x3x3x3xf32>) -> tensor<1x6x7x7xf32>
+  return %0 : tensor<1x6x7x7xf32>
+}
