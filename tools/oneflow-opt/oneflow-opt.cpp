@@ -29,6 +29,7 @@
 #include "mlir/Support/FileUtilities.h"
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
 #include "mlir/Transforms/Passes.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/SourceMgr.h"
@@ -64,9 +65,35 @@ static llvm::cl::opt<std::string> strategyOption(
     llvm::cl::desc("How to distribute: data, tensor, or one per mesh axis "
                    "(data,tensor)"),
     llvm::cl::init("data"));
-static llvm::cl::opt<std::string>
-    deviceOption("device", llvm::cl::desc("Device kind: cpu or cuda"),
-                 llvm::cl::init("cpu"));
+static llvm::cl::opt<std::string> deviceOption(
+    "device",
+    llvm::cl::desc("Device kind: cpu, or cuda[:sm_XX] (a GPU architecture)"),
+    llvm::cl::init("cpu"));
+
+/// The GPU architectures CUDA 13's ptxas compiles for.
+static constexpr llvm::StringLiteral kCudaArchitectures[] = {
+    "sm_75",  "sm_80",  "sm_86",   "sm_87",  "sm_88",  "sm_89",  "sm_90",
+    "sm_90a", "sm_100", "sm_100a", "sm_103", "sm_110", "sm_120", "sm_121"};
+
+/// Checks --device before anything reaches LLVM (an unknown NVPTX chip
+/// aborts it); sets `kind` to cpu or cuda. An error names the valid values.
+static bool parseDevice(std::string &kind) {
+  llvm::StringRef device = deviceOption;
+  auto [name, arch] = device.split(':');
+  if (name == "cpu" && !device.contains(':')) {
+    kind = "cpu";
+    return true;
+  }
+  if (name == "cuda" &&
+      (!device.contains(':') || llvm::is_contained(kCudaArchitectures, arch))) {
+    kind = "cuda";
+    return true;
+  }
+  llvm::errs() << "error: --device=" << device
+               << ": expected cpu, cuda, or cuda:ARCH with ARCH one of "
+               << llvm::join(llvm::ArrayRef(kCudaArchitectures), ", ") << "\n";
+  return false;
+}
 static llvm::cl::opt<bool> noFuseOption(
     "no-fuse",
     llvm::cl::desc("With --emit=plan: one kernel per op, no kernel fusion "
@@ -208,15 +235,13 @@ static LogicalResult addCompilePasses(PassManager &pm) {
     llvm::errs() << "error: --mesh: " << error << "\n";
     return failure();
   }
-  if (deviceOption != "cpu" && deviceOption != "cuda") {
-    llvm::errs() << "error: --device must be cpu or cuda, got '" << deviceOption
-                 << "'\n";
+  std::string device;
+  if (!parseDevice(device))
     return failure();
-  }
   oneflow::SbpApplyStrategyOptions options;
   options.meshShape = shape;
   options.strategy = strategyOption;
-  options.device = deviceOption;
+  options.device = device;
   pm.addPass(oneflow::createSbpApplyStrategy(options));
   pm.addPass(oneflow::createSbpInfer());
   pm.addPass(oneflow::createSbpInsertBoxing());
@@ -293,7 +318,10 @@ static int compileToPlan(llvm::StringRef input, llvm::StringRef outputDir,
     llvm::errs() << "error: --emit=plan needs an output directory (-o DIR)\n";
     return 1;
   }
-  if (deviceOption == "cuda") {
+  std::string device;
+  if (!parseDevice(device))
+    return 1;
+  if (device == "cuda") {
     llvm::errs() << "error: --emit=plan compiles CPU kernels; plans for "
                     "--device=cuda are not emitted by this version\n";
     return 1;
