@@ -4,6 +4,8 @@
 
 #include "Target.h"
 
+#include "oneflow/Codegen/KernelCompiler.h"
+
 #include "oneflow/Dialect/OneFlow/OneFlowDialect.h"
 #include "oneflow/Dialect/SBP/SBPDialect.h"
 #include "oneflow/Transforms/Passes.h"

@@ -32,10 +32,6 @@ struct RankGraph {
 /// graph's rank. Identical parameter data is stored once.
 FailureOr<BuiltPlan> buildPlan(ArrayRef<RankGraph> graphs, int64_t numRanks);
 
-/// Compiles the kernel functions of `module` into a shared library at
-/// `libraryPath`, each exported as `void <name>(void **args)`.
-LogicalResult compileKernels(ModuleOp module, llvm::StringRef libraryPath);
-
 } // namespace oneflow
 } // namespace mlir
 

@@ -9,6 +9,7 @@
 
 #include "NodeDiagnosticHandler.h"
 
+#include "oneflow/Codegen/Passes.h"
 #include "oneflow/Conversion/Passes.h"
 #include "oneflow/Dialect/OneFlow/OneFlowDialect.h"
 #include "oneflow/Dialect/SBP/SBPDialect.h"
@@ -391,6 +392,7 @@ int main(int argc, char **argv) {
   llvm::InitLLVM y(argc, argv);
   registerAllPasses();
   oneflow::registerOneFlowTransformsPasses();
+  oneflow::registerOneFlowCodegenPasses();
   oneflow::registerOneFlowConversionPasses();
   oneflow::test::registerTestPrintSbpSignaturesPass();
 

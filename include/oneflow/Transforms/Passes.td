@@ -22,22 +22,6 @@ def OutlineKernels : Pass<"oneflow-outline-kernels", "ModuleOp"> {
   let dependentDialects = ["::mlir::func::FuncDialect"];
 }
 
-def ApproximateMath : Pass<"oneflow-approximate-math"> {
-  let summary = "Replace f32 transcendental math ops by polynomial approximations";
-  let description = [{
-    `math.exp`, `math.erf`, `math.tanh`, `math.log` and friends on f32
-    become upstream MLIR's polynomial approximations: plain arithmetic that
-    LLVM vectorizes, where a libm call would keep the loop scalar. f64 ops
-    keep their libm calls (gradient checks rely on their accuracy).
-    An f32 division by a constant becomes a multiplication by its
-    reciprocal (within an ulp; a divide costs ~10 multiplies and does not
-    pipeline).
-  }];
-  let dependentDialects = ["::mlir::arith::ArithDialect",
-                           "::mlir::vector::VectorDialect",
-                           "::mlir::math::MathDialect"];
-}
-
 def Fuse : Pass<"oneflow-fuse", "::mlir::func::FuncOp"> {
   let summary = "Group a rank's ops into fused kernels";
   let description = [{
@@ -55,112 +39,6 @@ def Fuse : Pass<"oneflow-fuse", "::mlir::func::FuncOp"> {
   let dependentDialects = ["::mlir::oneflow::OneFlowDialect"];
 }
 
-def SerializeSmallParallelLoops
-    : Pass<"oneflow-serialize-small-parallel-loops", "ModuleOp"> {
-  let summary = "Run parallel loops with little work sequentially";
-  let description = [{
-    Outermost `scf.parallel` loops whose static amount of work (the trip
-    counts of the loop and of every loop nested in it, multiplied) is below
-    `min-work` become nested `scf.for` loops: starting threads would cost
-    more than the loop. The others are left for OpenMP.
-  }];
-  let options = [
-    Option<"minWork", "min-work", "int64_t", /*default=*/"32768",
-           "Iterations (innermost bodies) below which a loop stays sequential">,
-  ];
-  let dependentDialects = ["::mlir::scf::SCFDialect"];
-}
-
-def FuseElementwiseLoops
-    : Pass<"oneflow-fuse-elementwise-loops", "ModuleOp"> {
-  let summary = "Fuse elementwise linalg.generic chains into one loop nest";
-  let description = [{
-    For kernel bodies on tensors. Like `linalg-fuse-elementwise-ops`, but a
-    producer with several users is fused as well when its consumer reads
-    each element once: the fused generic also yields the producer's value.
-    A kernel that keeps intermediate values for the backward pass (GELU's
-    pre-activation, its erf term) then computes and stores them all in one
-    sweep over memory instead of one loop nest per stored value.
-  }];
-  let dependentDialects = ["::mlir::linalg::LinalgDialect"];
-}
-
-def WriteInPlace : Pass<"oneflow-write-in-place", "ModuleOp"> {
-  let summary = "Let elementwise generics write over a dead operand";
-  let description = [{
-    For kernel bodies on tensors, before one-shot bufferization. An
-    all-parallel `linalg.generic` whose output starts as `tensor.empty` and
-    is only written takes as its output an input of the same type, read
-    through the identity map, that nothing reads afterwards: bufferization then
-    writes the result over that input's buffer (an epilogue runs in place on
-    the BLAS output; an elementwise chain needs no second buffer). Function
-    arguments are marked `bufferization.writable = false` first: a kernel
-    never writes its input registers (bufferization copies if it must).
-  }];
-  let dependentDialects = ["::mlir::linalg::LinalgDialect",
-                           "::mlir::bufferization::BufferizationDialect"];
-}
-
-def FuseRowLoops : Pass<"oneflow-fuse-row-loops", "ModuleOp"> {
-  let summary = "Fuse a kernel's adjacent parallel loops over shared rows";
-  let description = [{
-    After `convert-linalg-to-parallel-loops`. A fused softmax, layer norm or
-    cross-entropy is a sequence of loop nests over the same outer
-    dimensions: scale and mask, row maximum, exponentials and their sum,
-    normalization. Adjacent `scf.parallel` loops that share their leading
-    dimensions become one parallel loop over those dimensions whose body runs
-    each loop's remaining dimensions sequentially, one after the other: a row
-    is read from memory once and stays in cache for every step. Legal when
-    each buffer one loop writes and the other accesses is indexed, in both,
-    by the shared dimensions themselves; loops whose rows exceed `max-row`
-    iterations are left apart (their rows would not stay in cache).
-  }];
-  let options = [
-    Option<"maxRow", "max-row", "int64_t", /*default=*/"8192",
-           "Most iterations per shared index for a loop to be fused">,
-  ];
-  let dependentDialects = ["::mlir::scf::SCFDialect"];
-}
-
-def SequentialInnerLoops
-    : Pass<"oneflow-sequential-inner-loops", "ModuleOp"> {
-  let summary = "Give parallel loops a sequential, vectorizable innermost loop";
-  let description = [{
-    OpenMP collapses every dimension of an `scf.parallel` into one loop, so
-    the contiguous innermost index would come back through divisions and
-    LLVM could not vectorize. Each outermost reduction-free `scf.parallel`
-    with two or more dimensions keeps its last dimension as an `scf.for`
-    inside; a one-dimensional one runs blocks of iterations in parallel and
-    the iterations of a block sequentially, `block` innermost-body
-    iterations per block (fewer loop iterations when each holds a loop).
-  }];
-  let options = [
-    Option<"block", "block", "int64_t", /*default=*/"1024",
-           "Innermost iterations per parallel block of a one-dimensional loop">,
-  ];
-  let dependentDialects = ["::mlir::scf::SCFDialect",
-                           "::mlir::arith::ArithDialect"];
-}
-
-def PromoteLoopAccumulators
-    : Pass<"oneflow-promote-loop-accumulators", "ModuleOp"> {
-  let summary = "Keep a loop's invariant memory cells in registers";
-  let description = [{
-    For kernel loops over buffers, before OpenMP outlining hides which
-    buffers are distinct. In an `scf.for` with a static trip count of at
-    least one and no memory access other than `memref.load`/`memref.store`:
-    loads at loop-invariant indices of a buffer no store of the loop may
-    write move before the loop; a cell read and written at invariant indices
-    (a reduction's accumulator) becomes a loop-carried value, loaded once
-    before the loop and stored once after it. Buffers are told apart when
-    they are local allocations or `llvm.noalias` arguments. LLVM then keeps
-    row statistics and accumulators in registers and vectorizes the row
-    loops of normalizations and their gradients.
-  }];
-  let dependentDialects = ["::mlir::scf::SCFDialect",
-                           "::mlir::memref::MemRefDialect"];
-}
-
 def UpdateVariablesInPlace
     : Pass<"oneflow-update-variables-in-place", "ModuleOp"> {
   let summary = "Let kernels write updated variables into their own buffers";
@@ -175,23 +53,6 @@ def UpdateVariablesInPlace
     ASSIGN copy; `oneflow-in-place-kernel-results` makes the kernel safe
     for it.
   }];
-}
-
-def InPlaceKernelResults
-    : Pass<"oneflow-in-place-kernel-results", "ModuleOp"> {
-  let summary = "Compute results marked updates_in_place into their argument";
-  let description = [{
-    For kernel bodies on tensors, before bufferization. A result marked in
-    `oneflow.updates_in_place` shares its buffer with the argument it names.
-    When an all-parallel `linalg.generic` computes it while reading the
-    argument with the identity map, and every other reader of the argument
-    comes before that generic, the generic writes into the argument (made
-    `bufferization.writable`): one read and one write per element. Otherwise
-    the kernel reads a copy of the argument made on entry.
-  }];
-  let dependentDialects = ["::mlir::linalg::LinalgDialect",
-                           "::mlir::tensor::TensorDialect",
-                           "::mlir::bufferization::BufferizationDialect"];
 }
 
 def SbpApplyStrategy : Pass<"sbp-apply-strategy", "ModuleOp"> {

@@ -17,7 +17,7 @@
 // RUN: not oneflow-opt %S/../../Import/ONNX/Inputs/torch/mlp_opset17.onnx --mesh=2 --sbp-strategy=pipeline 2>&1 | FileCheck %s --check-prefix=STRATEGY
 // STRATEGY: error: unknown SBP strategy 'pipeline' (expected data or tensor)
 // RUN: not oneflow-opt %S/../../Import/ONNX/Inputs/torch/mlp_opset17.onnx --mesh=2 --device=tpu 2>&1 | FileCheck %s --check-prefix=DEVICE
-// DEVICE: error: --device must be cpu or cuda, got 'tpu'
+// DEVICE: error: --device=tpu: expected cpu, cuda, or cuda:ARCH with ARCH one of sm_75,
 
 // Under `tensor`, the fused QKV projection is split per piece and attention
 // runs split by heads: scores are computed per head with no boxing.

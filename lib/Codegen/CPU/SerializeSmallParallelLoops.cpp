@@ -1,8 +1,8 @@
 //===- SerializeSmallParallelLoops.cpp - Keep tiny loops sequential -------===//
 
-#include "oneflow/Transforms/Passes.h"
+#include "oneflow/Codegen/Passes.h"
 
-#include "LoopWork.h"
+#include "oneflow/Codegen/LoopWork.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -12,7 +12,7 @@
 namespace mlir {
 namespace oneflow {
 #define GEN_PASS_DEF_SERIALIZESMALLPARALLELLOOPS
-#include "oneflow/Transforms/Passes.h.inc"
+#include "oneflow/Codegen/Passes.h.inc"
 } // namespace oneflow
 } // namespace mlir
 

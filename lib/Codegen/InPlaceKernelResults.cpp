@@ -15,7 +15,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "oneflow/Transforms/Passes.h"
+#include "oneflow/Codegen/Passes.h"
 
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -25,7 +25,7 @@
 namespace mlir {
 namespace oneflow {
 #define GEN_PASS_DEF_INPLACEKERNELRESULTS
-#include "oneflow/Transforms/Passes.h.inc"
+#include "oneflow/Codegen/Passes.h.inc"
 } // namespace oneflow
 } // namespace mlir
 

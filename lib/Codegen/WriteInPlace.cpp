@@ -1,6 +1,6 @@
 //===- WriteInPlace.cpp - Elementwise results over dead operands ----------===//
 
-#include "oneflow/Transforms/Passes.h"
+#include "oneflow/Codegen/Passes.h"
 
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -10,7 +10,7 @@
 namespace mlir {
 namespace oneflow {
 #define GEN_PASS_DEF_WRITEINPLACE
-#include "oneflow/Transforms/Passes.h.inc"
+#include "oneflow/Codegen/Passes.h.inc"
 } // namespace oneflow
 } // namespace mlir
 

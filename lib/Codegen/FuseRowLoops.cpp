@@ -1,8 +1,8 @@
 //===- FuseRowLoops.cpp - One pass per row over a kernel's loop nests -----===//
 
-#include "oneflow/Transforms/Passes.h"
+#include "oneflow/Codegen/Passes.h"
 
-#include "LoopWork.h"
+#include "oneflow/Codegen/LoopWork.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
@@ -15,7 +15,7 @@
 namespace mlir {
 namespace oneflow {
 #define GEN_PASS_DEF_FUSEROWLOOPS
-#include "oneflow/Transforms/Passes.h.inc"
+#include "oneflow/Codegen/Passes.h.inc"
 } // namespace oneflow
 } // namespace mlir
 

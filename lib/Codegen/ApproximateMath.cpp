@@ -1,6 +1,6 @@
 //===- ApproximateMath.cpp - Vectorizable f32 transcendentals -------------===//
 
-#include "oneflow/Transforms/Passes.h"
+#include "oneflow/Codegen/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Math/IR/Math.h"
@@ -12,7 +12,7 @@
 namespace mlir {
 namespace oneflow {
 #define GEN_PASS_DEF_APPROXIMATEMATH
-#include "oneflow/Transforms/Passes.h.inc"
+#include "oneflow/Codegen/Passes.h.inc"
 } // namespace oneflow
 } // namespace mlir
 

@@ -5,8 +5,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef ONEFLOW_TRANSFORMS_LOOPWORK_H
-#define ONEFLOW_TRANSFORMS_LOOPWORK_H
+#ifndef ONEFLOW_CODEGEN_LOOPWORK_H
+#define ONEFLOW_CODEGEN_LOOPWORK_H
 
 #include "mlir/IR/Block.h"
 #include "mlir/IR/Value.h"
@@ -29,4 +29,4 @@ int64_t workOf(Operation *op, int64_t cap);
 
 } // namespace mlir::oneflow
 
-#endif // ONEFLOW_TRANSFORMS_LOOPWORK_H
+#endif // ONEFLOW_CODEGEN_LOOPWORK_H

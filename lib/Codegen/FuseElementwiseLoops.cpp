@@ -1,6 +1,6 @@
 //===- FuseElementwiseLoops.cpp - One loop nest per elementwise chain -----===//
 
-#include "oneflow/Transforms/Passes.h"
+#include "oneflow/Codegen/Passes.h"
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
@@ -10,7 +10,7 @@
 namespace mlir {
 namespace oneflow {
 #define GEN_PASS_DEF_FUSEELEMENTWISELOOPS
-#include "oneflow/Transforms/Passes.h.inc"
+#include "oneflow/Codegen/Passes.h.inc"
 } // namespace oneflow
 } // namespace mlir
 

@@ -7,10 +7,10 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "Target.h"
+#include "oneflow/Codegen/KernelCompiler.h"
 
 #include "oneflow/Conversion/Passes.h"
-#include "oneflow/Transforms/Passes.h"
+#include "oneflow/Codegen/Passes.h"
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"

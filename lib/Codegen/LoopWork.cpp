@@ -1,6 +1,6 @@
 //===- LoopWork.cpp - Static amount of work in loop nests -----------------===//
 
-#include "LoopWork.h"
+#include "oneflow/Codegen/LoopWork.h"
 
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"

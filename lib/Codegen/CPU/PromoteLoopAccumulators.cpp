@@ -13,8 +13,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "LoopWork.h"
-#include "oneflow/Transforms/Passes.h"
+#include "oneflow/Codegen/LoopWork.h"
+#include "oneflow/Codegen/Passes.h"
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
@@ -28,7 +28,7 @@
 namespace mlir {
 namespace oneflow {
 #define GEN_PASS_DEF_PROMOTELOOPACCUMULATORS
-#include "oneflow/Transforms/Passes.h.inc"
+#include "oneflow/Codegen/Passes.h.inc"
 } // namespace oneflow
 } // namespace mlir
 
