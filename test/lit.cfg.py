@@ -27,3 +27,9 @@ tool_dirs = [config.oneflow_tools_dir, config.llvm_tools_dir]
 tools = ["oneflow-opt", "oneflow-run"]
 llvm_config.add_tool_substitutions(tools, tool_dirs)
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
+
+# The CUDA toolkit (ptxas, libdevice) for the GPU code generation tests.
+config.substitutions.append(("%cuda_root", "/usr/local/cuda"))
+if os.path.exists("/usr/local/cuda/bin/ptxas"):
+    config.available_features.add("ptxas")
+    config.substitutions.append(("%ptxas", "/usr/local/cuda/bin/ptxas"))

@@ -28,6 +28,8 @@
 #include "mlir/Parser/Parser.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Support/FileUtilities.h"
+#include "mlir/Target/LLVM/NVVM/Target.h"
+#include "mlir/Target/LLVMIR/Dialect/All.h"
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
 #include "mlir/Transforms/Passes.h"
 #include "llvm/ADT/StringExtras.h"
@@ -400,6 +402,9 @@ int main(int argc, char **argv) {
   registry.insert<oneflow::OneFlowDialect, sbp::SBPDialect>();
   registerAllDialects(registry);
   registerAllExtensions(registry);
+  // GPU modules compile to NVVM binaries (gpu-module-to-binary) in-process.
+  registerAllToLLVMIRTranslations(registry);
+  NVVM::registerNVVMTargetInterfaceExternalModels(registry);
 
   // Imported weights would print as megabytes of hex: elide large resource
   // blobs unless the user asks otherwise.

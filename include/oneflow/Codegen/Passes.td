@@ -150,4 +150,26 @@ def InPlaceKernelResults
                            "::mlir::bufferization::BufferizationDialect"];
 }
 
+//===----------------------------------------------------------------------===//
+// CUDA backend
+//===----------------------------------------------------------------------===//
+
+def MapLoopsToGPU : Pass<"oneflow-map-loops-to-gpu", "::mlir::func::FuncOp"> {
+  let summary = "Run a kernel's loop nests as GPU launches";
+  let description = [{
+    Each top-level scf.parallel of a kernel body becomes a gpu.launch. An
+    elementwise nest runs one thread per iteration (a 1-D grid of
+    256-thread blocks over the flattened iteration space). A row nest (a
+    parallel loop over rows whose body runs loops over the row, as
+    oneflow-fuse-row-loops leaves softmax and layer norm) runs one block per
+    row: loops over the row are strided over the block's threads with a
+    barrier after each, a loop accumulating into a row cell becomes a
+    per-thread accumulation combined by gpu.all_reduce, and other stores run
+    on thread 0. Loop bounds must be static.
+  }];
+  let dependentDialects = ["::mlir::gpu::GPUDialect",
+                           "::mlir::arith::ArithDialect",
+                           "::mlir::scf::SCFDialect"];
+}
+
 #endif // ONEFLOW_CODEGEN_PASSES_TD

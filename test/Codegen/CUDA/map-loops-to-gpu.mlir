@@ -1,0 +1,106 @@
+// RUN: oneflow-opt %s --oneflow-map-loops-to-gpu -split-input-file | FileCheck %s
+
+// An elementwise nest: one thread per element, 256-thread blocks over the
+// flattened 64x100 iteration space (25 blocks), guarded and delinearized.
+// CHECK-LABEL: func.func @elementwise
+// CHECK: gpu.launch blocks(%[[BX:[^,]*]], %{{.*}}, %{{.*}}) in (%{{.*}} = %c25, {{.*}} threads(%[[TX:[^,]*]], %{{.*}}, %{{.*}}) in (%{{.*}} = %c256,
+// CHECK: %[[BASE:.*]] = arith.muli %[[BX]], %{{.*}} : index
+// CHECK: %[[ID:.*]] = arith.addi %[[BASE]], %[[TX]] : index
+// CHECK: %[[IN:.*]] = arith.cmpi ult, %[[ID]], %{{.*}} : index
+// CHECK: scf.if %[[IN]] {
+// CHECK: arith.remui %[[ID]]
+// CHECK: arith.divui %[[ID]]
+// CHECK: math.exp
+// CHECK: memref.store
+// CHECK: gpu.terminator
+// CHECK-NOT: scf.parallel
+func.func @elementwise(%a: memref<64x100xf32>, %out: memref<64x100xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c64 = arith.constant 64 : index
+  %c100 = arith.constant 100 : index
+  scf.parallel (%i, %j) = (%c0, %c0) to (%c64, %c100) step (%c1, %c1) {
+    %x = memref.load %a[%i, %j] : memref<64x100xf32>
+    %e = math.exp %x : f32
+    memref.store %e, %out[%i, %j] : memref<64x100xf32>
+    scf.reduce
+  }
+  return
+}
+
+// -----
+
+// A softmax row nest (oneflow-fuse-row-loops' form): one block per row (64
+// blocks) of 128 threads for rows of 128; the row maximum and sum are
+// per-thread accumulations combined by gpu.all_reduce and folded into the
+// row cell by thread 0; elementwise loops over the row are strided over the
+// threads; a barrier follows each step.
+// CHECK-LABEL: func.func @softmax
+// CHECK: gpu.launch blocks(%[[BX:.*]], %{{.*}}, %{{.*}}) in (%{{.*}} = %c64{{(_[0-9]+)?}}, {{.*}} threads(%[[TX:[^,]*]], %{{.*}}, %{{.*}}) in (%{{.*}} = %c128{{(_[0-9]+)?}},
+// The cell's initial value: thread 0 stores it.
+// CHECK: %[[FIRST:.*]] = arith.cmpi eq, %[[TX]], %{{.*}}
+// CHECK: scf.if %[[FIRST]] {
+// CHECK-NEXT: memref.store %{{.*}}, %[[MAX:.*]][%{{.*}}] : memref<64xf32>
+// CHECK: gpu.barrier
+// CHECK: %[[PARTIAL:.*]] = scf.for %{{.*}} = %{{.*}} to %{{.*}} step %{{.*}} iter_args(%[[ACC:.*]] = %{{.*}}) -> (f32) {
+// CHECK: arith.maximumf %[[ACC]], %{{.*}} : f32
+// CHECK: %[[ROWMAX:.*]] = gpu.all_reduce maximumf %[[PARTIAL]] uniform {
+// CHECK: scf.if
+// CHECK: %[[OLD:.*]] = memref.load %[[MAX]]
+// CHECK: %[[NEW:.*]] = arith.maximumf %[[ROWMAX]], %[[OLD]] : f32
+// CHECK: memref.store %[[NEW]], %[[MAX]]
+// CHECK: gpu.barrier
+// exp(x - max), strided over the threads.
+// CHECK: scf.for %{{.*}} = %{{.*}} to %{{.*}} step %{{.*}} {
+// CHECK: math.exp
+// CHECK: gpu.barrier
+// CHECK: gpu.all_reduce add
+// CHECK: gpu.barrier
+// CHECK: arith.divf
+// CHECK: gpu.barrier
+// CHECK: gpu.terminator
+// CHECK-NOT: scf.parallel
+func.func @softmax(%x: memref<64x128xf32>, %y: memref<64x128xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c64 = arith.constant 64 : index
+  %c128 = arith.constant 128 : index
+  %ninf = arith.constant 0xFF800000 : f32
+  %zero = arith.constant 0.0 : f32
+  %one = arith.constant 1.0 : f32
+  %max = memref.alloc() : memref<64xf32>
+  %sum = memref.alloc() : memref<64xf32>
+  scf.parallel (%r) = (%c0) to (%c64) step (%c1) {
+    memref.store %ninf, %max[%r] : memref<64xf32>
+    scf.for %c = %c0 to %c128 step %c1 {
+      %v = memref.load %x[%r, %c] : memref<64x128xf32>
+      %m = memref.load %max[%r] : memref<64xf32>
+      %n = arith.maximumf %v, %m : f32
+      memref.store %n, %max[%r] : memref<64xf32>
+    }
+    scf.for %c = %c0 to %c128 step %c1 {
+      %v = memref.load %x[%r, %c] : memref<64x128xf32>
+      %m = memref.load %max[%r] : memref<64xf32>
+      %d = arith.subf %v, %m : f32
+      %e = math.exp %d : f32
+      memref.store %e, %y[%r, %c] : memref<64x128xf32>
+    }
+    memref.store %zero, %sum[%r] : memref<64xf32>
+    scf.for %c = %c0 to %c128 step %c1 {
+      %v = memref.load %y[%r, %c] : memref<64x128xf32>
+      %s = memref.load %sum[%r] : memref<64xf32>
+      %n = arith.addf %v, %s : f32
+      memref.store %n, %sum[%r] : memref<64xf32>
+    }
+    scf.for %c = %c0 to %c128 step %c1 {
+      %v = memref.load %y[%r, %c] : memref<64x128xf32>
+      %s = memref.load %sum[%r] : memref<64xf32>
+      %q = arith.divf %v, %s : f32
+      memref.store %q, %y[%r, %c] : memref<64x128xf32>
+    }
+    scf.reduce
+  }
+  memref.dealloc %max : memref<64xf32>
+  memref.dealloc %sum : memref<64xf32>
+  return
+}
