@@ -3,7 +3,7 @@
 // PTX for sm_80 (PTX ISA 8.0). The row reductions are warp shuffles and a
 // shared-memory exchange; ptxas accepts the PTX for sm_80 and sm_90 with
 // no spills.
-// RUN: oneflow-opt %s --pass-pipeline="builtin.module(func.func(oneflow-map-loops-to-gpu),gpu-kernel-outlining,nvvm-attach-target{chip=sm_80 features=+ptx80},gpu.module(convert-scf-to-cf,convert-gpu-to-nvvm{use-bare-ptr-memref-call-conv},canonicalize,reconcile-unrealized-casts),gpu-module-to-binary{format=isa toolkit=%cuda_root})" -o %t.mlir
+// RUN: oneflow-opt %s --pass-pipeline="builtin.module(func.func(oneflow-map-loops-to-gpu),gpu-kernel-outlining,nvvm-attach-target{chip=sm_80 features=+ptx80},gpu.module(lower-affine,convert-scf-to-cf,convert-gpu-to-nvvm{use-bare-ptr-memref-call-conv},canonicalize,reconcile-unrealized-casts),gpu-module-to-binary{format=isa toolkit=%cuda_root})" -o %t.mlir
 // RUN: FileCheck %s < %t.mlir
 // RUN: %python %S/Inputs/extract_ptx.py %t.mlir %t.ptx
 // RUN: %if ptxas %{ %ptxas -arch=sm_80 -v %t.ptx -o %t.sm80.cubin 2>&1 | FileCheck %s --check-prefix=PTXAS %}
