@@ -186,9 +186,12 @@ def run_plan(bin_dir, model, plan, out):
         args += ["--output-dir", out]
         for name, path in model.inputs.items():
             args += ["--input", f"{name}={path}"]
+    # mpirun's session directory goes under TMPDIR: one per launch, so that
+    # concurrent launches never meet there (OpenMPI's session_dir errors).
+    env = dict(os.environ, TMPDIR=out)
     try:
         done = subprocess.run(args, capture_output=True, text=True, errors="replace",
-                              timeout=TIMEOUT_S)
+                              timeout=TIMEOUT_S, env=env)
     except subprocess.TimeoutExpired:
         return "oneflow-run hangs"
     except OSError as error:
