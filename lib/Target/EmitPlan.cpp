@@ -86,9 +86,9 @@ static void deduplicateKernels(ModuleOp module) {
 namespace {
 /// What fusion did over all rank programs.
 struct FusionStats {
-  int64_t opsBefore = 0;     // kernel ops before fusion
-  int64_t fusedKernels = 0;  // oneflow.fused regions formed
-  double bytesInside = 0;    // tensors that stay inside a fused kernel
+  int64_t opsBefore = 0;    // kernel ops before fusion
+  int64_t fusedKernels = 0; // oneflow.fused regions formed
+  double bytesInside = 0;   // tensors that stay inside a fused kernel
 };
 } // namespace
 
@@ -110,26 +110,24 @@ static LogicalResult fuseGraph(func::FuncOp graph, FusionStats &stats) {
     ++stats.fusedKernels;
     for (Operation &op : fused.getBody().front().without_terminator())
       for (Value result : op.getResults())
-        if (llvm::all_of(result.getUsers(), [&](Operation *user) {
-              return !isa<YieldOp>(user);
-            }))
+        if (llvm::all_of(result.getUsers(),
+                         [&](Operation *user) { return !isa<YieldOp>(user); }))
           if (auto type = dyn_cast<RankedTensorType>(result.getType()))
-            stats.bytesInside += type.getNumElements() *
-                                 (type.getElementTypeBitWidth() / 8.0);
+            stats.bytesInside +=
+                type.getNumElements() * (type.getElementTypeBitWidth() / 8.0);
   }
   return success();
 }
 
-static void printFusionReport(llvm::raw_ostream &os,
-                              ArrayRef<RankGraph> graphs,
+static void printFusionReport(llvm::raw_ostream &os, ArrayRef<RankGraph> graphs,
                               const FusionStats &stats, bool fused) {
   int64_t kernels = 0;
   for (const RankGraph &rankGraph : graphs)
-    kernels += llvm::count_if(func::FuncOp(rankGraph.graph).getOps(),
-                              [](Operation &op) {
-      auto call = dyn_cast<func::CallOp>(op);
-      return call && !call.getCallee().starts_with("kernel_copy_output");
-    });
+    kernels += llvm::count_if(
+        func::FuncOp(rankGraph.graph).getOps(), [](Operation &op) {
+          auto call = dyn_cast<func::CallOp>(op);
+          return call && !call.getCallee().starts_with("kernel_copy_output");
+        });
   os << "kernels: " << kernels << " over " << graphs.size() << " rank(s)";
   if (!fused) {
     os << " (fusion off)\n";
@@ -187,10 +185,11 @@ static FailureOr<SmallVector<RankGraph>> rankGraphsOf(ModuleOp module,
   return graphs;
 }
 
-LogicalResult mlir::oneflow::emitPlan(ModuleOp module,
-                                      const EmitPlanOptions &options) {
-  Location loc = module.getLoc();
-  int64_t numRanks = 1;
+/// What both outputs do first: fuse and outline each rank's kernels, share
+/// identical kernels, let optimizer updates write their variables.
+static FailureOr<SmallVector<RankGraph>>
+prepareKernels(ModuleOp module, const EmitPlanOptions &options,
+               int64_t &numRanks) {
   FailureOr<SmallVector<RankGraph>> graphs = rankGraphsOf(module, numRanks);
   if (failed(graphs))
     return failure();
@@ -226,6 +225,49 @@ LogicalResult mlir::oneflow::emitPlan(ModuleOp module,
   }
   if (options.report)
     printFusionReport(*options.report, *graphs, stats, options.fuse);
+  return graphs;
+}
+
+LogicalResult mlir::oneflow::emitCudaKernels(ModuleOp module,
+                                             const EmitPlanOptions &options,
+                                             const CudaKernelsOptions &cuda) {
+  Location loc = module.getLoc();
+  int64_t numRanks = 1;
+  if (failed(prepareKernels(module, options, numRanks)))
+    return failure();
+  if (std::error_code ec = llvm::sys::fs::create_directories(options.outputDir))
+    return emitError(loc) << "cannot create " << options.outputDir << ": "
+                          << ec.message();
+  llvm::SmallString<256> path(options.outputDir);
+  llvm::sys::path::append(path, "kernels.fatbin");
+  std::string temp = (path + ".tmp").str();
+  FailureOr<CudaKernelsReport> report = compileCudaKernels(module, temp, cuda);
+  if (failed(report))
+    return failure();
+  if (std::error_code ec = llvm::sys::fs::rename(temp, path))
+    return emitError(loc) << "cannot move the fatbin into place: "
+                          << ec.message();
+  if (options.report) {
+    llvm::raw_ostream &os = *options.report;
+    os << "cuda: " << report->launches << " GPU kernels from "
+       << report->kernels << " kernels; " << report->hostCalls
+       << " library calls left on the host; " << path << "\n";
+    for (const CudaArchReport &arch : report->archs)
+      os << "cuda " << arch.arch << ": at most " << arch.maxRegisters
+         << " registers per thread, " << arch.spillingEntries
+         << " kernels spill\n";
+  }
+  return success();
+}
+
+LogicalResult mlir::oneflow::emitPlan(ModuleOp module,
+                                      const EmitPlanOptions &options) {
+  Location loc = module.getLoc();
+  int64_t numRanks = 1;
+  FailureOr<SmallVector<RankGraph>> graphs =
+      prepareKernels(module, options, numRanks);
+  if (failed(graphs))
+    return failure();
 
   FailureOr<BuiltPlan> built = buildPlan(*graphs, numRanks);
   if (failed(built))

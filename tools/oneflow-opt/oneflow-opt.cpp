@@ -55,8 +55,10 @@ static llvm::cl::list<std::string>
 static llvm::cl::opt<std::string>
     emitKind("emit",
              llvm::cl::desc("Compile instead of printing MLIR: 'plan' writes "
-                            "the actor plan directory given by -o"),
-             llvm::cl::value_desc("plan"), llvm::cl::init(""));
+                            "the actor plan directory given by -o; "
+                            "'cuda-kernels' (with --device=cuda[:sm_XX]) "
+                            "compiles the kernels into DIR/kernels.fatbin"),
+             llvm::cl::value_desc("plan|cuda-kernels"), llvm::cl::init(""));
 
 static llvm::cl::opt<std::string>
     meshOption("mesh",
@@ -310,7 +312,7 @@ static int distribute(llvm::StringRef input, llvm::StringRef output,
 
 /// The whole compiler: import (or parse), simplify, emit the plan.
 static int compileToPlan(llvm::StringRef input, llvm::StringRef outputDir,
-                         DialectRegistry &registry) {
+                         DialectRegistry &registry, bool cudaKernelsOnly) {
   MLIRContext context(registry);
   // Diagnostics name the op and its location; a dump of the whole graph
   // would bury them.
@@ -318,13 +320,18 @@ static int compileToPlan(llvm::StringRef input, llvm::StringRef outputDir,
   llvm::SourceMgr sourceMgr;
   oneflow::NodeDiagnosticHandler handler(sourceMgr, &context);
   if (outputDir == "-" || outputDir.empty()) {
-    llvm::errs() << "error: --emit=plan needs an output directory (-o DIR)\n";
+    llvm::errs() << "error: --emit=" << emitKind
+                 << " needs an output directory (-o DIR)\n";
     return 1;
   }
   std::string device;
   if (!parseDevice(device))
     return 1;
-  if (device == "cuda") {
+  if (cudaKernelsOnly && device != "cuda") {
+    llvm::errs() << "error: --emit=cuda-kernels needs --device=cuda[:sm_XX]\n";
+    return 1;
+  }
+  if (device == "cuda" && !cudaKernelsOnly) {
     llvm::errs() << "error: --emit=plan compiles CPU kernels; plans for "
                     "--device=cuda are not emitted by this version\n";
     return 1;
@@ -363,6 +370,15 @@ static int compileToPlan(llvm::StringRef input, llvm::StringRef outputDir,
     options.sourceModel = input.str();
   options.fuse = !fusionDisabled();
   options.report = &llvm::errs();
+  if (cudaKernelsOnly) {
+    oneflow::CudaKernelsOptions cuda;
+    if (const char *root = std::getenv("ONEFLOW_CUDA_ROOT"))
+      cuda.toolkit = root;
+    // An explicit architecture: its cubin and its PTX.
+    if (llvm::StringRef(deviceOption).contains(':'))
+      cuda.archs = {llvm::StringRef(deviceOption).split(':').second.str()};
+    return failed(oneflow::emitCudaKernels(*module, options, cuda)) ? 1 : 0;
+  }
   return failed(oneflow::emitPlan(*module, options)) ? 1 : 0;
 }
 
@@ -425,12 +441,13 @@ int main(int argc, char **argv) {
       newArgc, args.data(), "OneFlow-MLIR compiler driver\n", registry);
   MlirOptMainConfig config = MlirOptMainConfig::createFromCLOptions();
   if (!emitKind.empty()) {
-    if (emitKind != "plan") {
+    if (emitKind != "plan" && emitKind != "cuda-kernels") {
       llvm::errs() << "error: unknown --emit kind '" << emitKind
-                   << "' (expected 'plan')\n";
+                   << "' (expected 'plan' or 'cuda-kernels')\n";
       return 1;
     }
-    return compileToPlan(inputFilename, outputFilename, registry);
+    return compileToPlan(inputFilename, outputFilename, registry,
+                         emitKind == "cuda-kernels");
   }
   if (!meshOption.empty() || trainOption)
     return distribute(inputFilename, outputFilename, registry);

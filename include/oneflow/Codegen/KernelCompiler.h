@@ -4,6 +4,9 @@
 #define ONEFLOW_CODEGEN_KERNELCOMPILER_H
 
 #include "mlir/IR/BuiltinOps.h"
+#include "llvm/ADT/SmallVector.h"
+
+#include <string>
 
 namespace mlir {
 namespace oneflow {
@@ -11,6 +14,34 @@ namespace oneflow {
 /// Compiles the kernel functions of `module` for the host CPU into a shared
 /// library at `libraryPath`, each exported as `void <name>(void **args)`.
 LogicalResult compileKernels(ModuleOp module, llvm::StringRef libraryPath);
+
+struct CudaKernelsOptions {
+  /// The CUDA toolkit (ptxas, fatbinary, libdevice).
+  std::string toolkit = "/usr/local/cuda";
+  /// The architectures to build cubins for (sm_80, ...); the last one's PTX
+  /// is packed too, for newer GPUs.
+  llvm::SmallVector<std::string> archs = {"sm_80", "sm_90"};
+};
+
+/// What ptxas reported for one architecture.
+struct CudaArchReport {
+  std::string arch;
+  int64_t maxRegisters = 0;
+  int64_t spillingEntries = 0;
+};
+
+struct CudaKernelsReport {
+  /// Outlined kernels, GPU launches they became, and calls left on the
+  /// host (library calls: products, convolutions).
+  int64_t kernels = 0, launches = 0, hostCalls = 0;
+  llvm::SmallVector<CudaArchReport> archs;
+};
+
+/// Compiles the loop nests of the kernel functions of `module` for NVIDIA
+/// GPUs into one fatbin at `fatbinPath` (a cubin per architecture and PTX).
+FailureOr<CudaKernelsReport>
+compileCudaKernels(ModuleOp module, llvm::StringRef fatbinPath,
+                   const CudaKernelsOptions &options);
 
 } // namespace oneflow
 } // namespace mlir

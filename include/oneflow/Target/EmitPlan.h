@@ -10,6 +10,8 @@
 #ifndef ONEFLOW_TARGET_EMITPLAN_H
 #define ONEFLOW_TARGET_EMITPLAN_H
 
+#include "oneflow/Codegen/KernelCompiler.h"
+
 #include "mlir/IR/BuiltinOps.h"
 
 #include <string>
@@ -32,6 +34,12 @@ struct EmitPlanOptions {
 /// Outlines the kernels of @main (when not done yet), compiles them and writes
 /// the plan. Reports failures as diagnostics.
 LogicalResult emitPlan(ModuleOp module, const EmitPlanOptions &options);
+
+/// Like emitPlan up to the kernels, then compiles them for NVIDIA GPUs into
+/// `kernels.fatbin` in the output directory (no plan: the CUDA runtime is
+/// not built yet); the report gives launches, registers and spills.
+LogicalResult emitCudaKernels(ModuleOp module, const EmitPlanOptions &options,
+                              const CudaKernelsOptions &cuda);
 
 } // namespace oneflow
 } // namespace mlir

@@ -8,9 +8,10 @@
 //===----------------------------------------------------------------------===//
 
 #include "oneflow/Codegen/KernelCompiler.h"
+#include "../KernelExtraction.h"
 
-#include "oneflow/Conversion/Passes.h"
 #include "oneflow/Codegen/Passes.h"
+#include "oneflow/Conversion/Passes.h"
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
@@ -37,25 +38,6 @@
 
 using namespace mlir;
 using namespace mlir::oneflow;
-
-/// Suffix of the lowered kernel bodies; the entries keep the kernel names.
-static constexpr llvm::StringLiteral kBodySuffix = "_body";
-
-/// From oneflow kernels on tensors to loops over buffers, each kernel body
-/// taking its inputs and outputs as buffer arguments.
-static constexpr llvm::StringLiteral kBufferizationPipeline =
-    "convert-oneflow-to-linalg,"
-    "canonicalize,"
-    "oneflow-fuse-elementwise-loops,"
-    "canonicalize,"
-    "oneflow-in-place-kernel-results,"
-    "oneflow-write-in-place,"
-    "oneflow-approximate-math,"
-    "one-shot-bufferize{bufferize-function-boundaries "
-    "function-boundary-type-conversion=identity-layout-map "
-    "unknown-type-conversion=identity-layout-map},"
-    "buffer-results-to-out-params{hoist-static-allocs modify-public-functions},"
-    "buffer-deallocation-pipeline";
 
 /// From loops over buffers down to the LLVM dialect.
 static constexpr llvm::StringLiteral kLoopsToLLVMPipeline =
@@ -92,7 +74,7 @@ static constexpr llvm::StringLiteral kLoopsToLLVMPipeline =
 static void markBuffersNoAlias(ModuleOp module) {
   auto noalias = UnitAttr::get(module.getContext());
   for (auto func : module.getOps<func::FuncOp>()) {
-    if (func.isDeclaration() || !func.getName().ends_with(kBodySuffix))
+    if (func.isDeclaration() || !func.getName().ends_with(kKernelBodySuffix))
       continue;
     llvm::SmallDenseSet<unsigned> mayAlias;
     if (auto inPlace =
@@ -122,27 +104,6 @@ static void markBuffersNoAlias(ModuleOp module) {
   }
 }
 
-/// Copies the kernels (and the declarations they call) into a new module.
-static OwningOpRef<ModuleOp> extractKernels(ModuleOp source,
-                                            SmallVectorImpl<std::string> &names) {
-  OpBuilder builder(source.getContext());
-  OwningOpRef<ModuleOp> module = ModuleOp::create(source.getLoc());
-  builder.setInsertionPointToEnd(module->getBody());
-  for (auto func : source.getOps<func::FuncOp>()) {
-    bool isKernel = func->hasAttr(kKernelAttrName);
-    if (!isKernel && !func.isDeclaration())
-      continue;
-    auto copy = cast<func::FuncOp>(builder.clone(*func));
-    if (isKernel) {
-      names.push_back(func.getName().str());
-      copy.setName((func.getName() + kBodySuffix).str());
-      // Public until the entry points exist, so no pass drops it as unused.
-      copy.setPublic();
-    }
-  }
-  return module;
-}
-
 /// Adds `void name(void **args)` calling `name_body(args[0], args[1], ...)`.
 static LogicalResult addEntryPoints(ModuleOp module,
                                     ArrayRef<std::string> names) {
@@ -151,7 +112,8 @@ static LogicalResult addEntryPoints(ModuleOp module,
   auto ptrType = LLVM::LLVMPointerType::get(module.getContext());
   auto voidType = LLVM::LLVMVoidType::get(module.getContext());
   for (const std::string &name : names) {
-    auto body = module.lookupSymbol<LLVM::LLVMFuncOp>(name + kBodySuffix.str());
+    auto body =
+        module.lookupSymbol<LLVM::LLVMFuncOp>(name + kKernelBodySuffix.str());
     if (!body ||
         !isa<LLVM::LLVMVoidType>(body.getFunctionType().getReturnType()))
       return module.emitError() << "kernel " << name
@@ -185,8 +147,8 @@ static std::string kernelLibraryPath() {
     return path;
   // An installed toolchain: next to the executable's lib directory.
   std::string exe = llvm::sys::fs::getMainExecutable(nullptr, nullptr);
-  llvm::SmallString<256> installed(llvm::sys::path::parent_path(
-      llvm::sys::path::parent_path(exe)));
+  llvm::SmallString<256> installed(
+      llvm::sys::path::parent_path(llvm::sys::path::parent_path(exe)));
   llvm::sys::path::append(installed, "lib", "libOneFlowKernels.a");
   return std::string(installed);
 }
@@ -206,10 +168,11 @@ static LogicalResult emitObject(ModuleOp module, StringRef objectPath) {
 
   llvm::Triple triple(llvm::sys::getDefaultTargetTriple());
   std::string error;
-  const llvm::Target *target = llvm::TargetRegistry::lookupTarget(triple, error);
+  const llvm::Target *target =
+      llvm::TargetRegistry::lookupTarget(triple, error);
   if (!target)
-    return module.emitError() << "no LLVM target for " << triple.str() << ": "
-                              << error;
+    return module.emitError()
+           << "no LLVM target for " << triple.str() << ": " << error;
   llvm::SubtargetFeatures features;
   bool hasAvx512 = false;
   for (const auto &[feature, enabled] : llvm::sys::getHostCPUFeatures()) {
@@ -236,17 +199,17 @@ static LogicalResult emitObject(ModuleOp module, StringRef objectPath) {
       llvmModule->print(os, nullptr);
   }
 
-  auto optimize = makeOptimizingTransformer(/*optLevel=*/3, /*sizeLevel=*/0,
-                                            machine.get());
+  auto optimize =
+      makeOptimizingTransformer(/*optLevel=*/3, /*sizeLevel=*/0, machine.get());
   if (llvm::Error err = optimize(llvmModule.get()))
-    return module.emitError() << "LLVM optimization failed: "
-                              << llvm::toString(std::move(err));
+    return module.emitError()
+           << "LLVM optimization failed: " << llvm::toString(std::move(err));
 
   std::error_code ec;
   llvm::raw_fd_ostream os(objectPath, ec, llvm::sys::fs::OF_None);
   if (ec)
-    return module.emitError() << "cannot write " << objectPath << ": "
-                              << ec.message();
+    return module.emitError()
+           << "cannot write " << objectPath << ": " << ec.message();
   llvm::legacy::PassManager codegen;
   if (machine->addPassesToEmitFile(codegen, os, nullptr,
                                    llvm::CodeGenFileType::ObjectFile))
@@ -295,17 +258,11 @@ LogicalResult mlir::oneflow::compileKernels(ModuleOp source,
   SmallVector<std::string> names;
   OwningOpRef<ModuleOp> module = extractKernels(source, names);
 
-  for (StringRef pipeline : {kBufferizationPipeline, kLoopsToLLVMPipeline}) {
-    PassManager pm(context);
-    // --mlir-print-ir-after=... and friends see inside the kernel pipeline.
-    if (failed(applyPassManagerCLOptions(pm)) ||
-        failed(parsePassPipeline(pipeline, pm, llvm::errs())))
-      return source.emitError() << "invalid kernel lowering pipeline";
-    if (failed(pm.run(*module)))
-      return source.emitError() << "lowering the kernels failed";
-    if (pipeline == kBufferizationPipeline)
-      markBuffersNoAlias(*module);
-  }
+  if (failed(runKernelPipeline(*module, kBufferizationPipeline, source)))
+    return failure();
+  markBuffersNoAlias(*module);
+  if (failed(runKernelPipeline(*module, kLoopsToLLVMPipeline, source)))
+    return failure();
   if (failed(addEntryPoints(*module, names)))
     return failure();
 

@@ -1,0 +1,206 @@
+//===- KernelCompiler.cpp - Kernels to a CUDA fatbin ----------------------===//
+//
+// Lowers the outlined kernels like the CPU backend up to their loops, maps
+// the loop nests onto GPU blocks and threads (oneflow-map-loops-to-gpu),
+// outlines the launches into one GPU module and compiles it to PTX for each
+// requested architecture (NVVM, libdevice linked). ptxas turns each PTX
+// into a cubin, reporting registers and spills, and `fatbinary` packs the
+// cubins with the newest architecture's PTX (for GPUs newer than all of
+// them) into one fatbin.
+//
+//===----------------------------------------------------------------------===//
+
+#include "oneflow/Codegen/KernelCompiler.h"
+#include "../KernelExtraction.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/IR/Builders.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/Program.h"
+#include "llvm/Support/Regex.h"
+
+using namespace mlir;
+using namespace mlir::oneflow;
+
+/// The name of the one GPU module all kernels end up in.
+static constexpr llvm::StringLiteral kGpuModuleName = "oneflow_kernels";
+
+/// Moves the functions of every GPU module into one, `kGpuModuleName`, and
+/// points the launches there: one PTX per architecture for the library.
+static void mergeGpuModules(ModuleOp module) {
+  OpBuilder builder(module.getContext());
+  builder.setInsertionPointToEnd(module.getBody());
+  auto merged =
+      gpu::GPUModuleOp::create(builder, module.getLoc(), kGpuModuleName);
+  Block &body = merged.getBodyRegion().front();
+  for (auto gpuModule :
+       llvm::make_early_inc_range(module.getOps<gpu::GPUModuleOp>())) {
+    if (gpuModule == merged)
+      continue;
+    // Outlining gives each launch a module of its own, uniquely named, whose
+    // function may share its name with another module's: the function takes
+    // its module's name.
+    for (Operation &op :
+         llvm::make_early_inc_range(gpuModule.getBodyRegion().front())) {
+      if (auto func = dyn_cast<gpu::GPUFuncOp>(op))
+        func.setName(gpuModule.getName());
+      op.moveBefore(&body, body.end());
+    }
+    gpuModule.erase();
+  }
+  module.walk([&](gpu::LaunchFuncOp launch) {
+    launch.setKernelAttr(SymbolRefAttr::get(
+        builder.getStringAttr(kGpuModuleName),
+        {FlatSymbolRefAttr::get(launch.getKernelModuleName())}));
+  });
+}
+
+/// Runs `program` with `args`; its standard error goes to `errors`.
+static LogicalResult runTool(Operation *anchor, StringRef program,
+                             ArrayRef<StringRef> args, std::string &errors) {
+  llvm::SmallString<128> errorFile;
+  if (llvm::sys::fs::createTemporaryFile("oneflow-cuda", "log", errorFile))
+    return anchor->emitError() << "cannot create a temporary file";
+  std::optional<StringRef> redirects[] = {std::nullopt, std::nullopt,
+                                          StringRef(errorFile)};
+  std::string message;
+  int rc = llvm::sys::ExecuteAndWait(program, args, std::nullopt, redirects, 0,
+                                     0, &message);
+  if (auto buffer = llvm::MemoryBuffer::getFile(errorFile))
+    errors = (*buffer)->getBuffer().str();
+  llvm::sys::fs::remove(errorFile);
+  if (rc != 0)
+    return anchor->emitError()
+           << llvm::sys::path::filename(program) << " failed (" << rc << ")"
+           << (message.empty() ? "" : ": " + message) << "\n"
+           << errors;
+  return success();
+}
+
+static LogicalResult writeFile(Operation *anchor, StringRef path,
+                               StringRef data) {
+  std::error_code ec;
+  llvm::raw_fd_ostream os(path, ec, llvm::sys::fs::OF_None);
+  if (ec)
+    return anchor->emitError()
+           << "cannot write " << path << ": " << ec.message();
+  os << data;
+  return success();
+}
+
+/// `ptxas -v`'s per-entry lines: the most registers and the entries that
+/// spill.
+static void readPtxasReport(StringRef log, CudaArchReport &report) {
+  llvm::Regex registers("Used ([0-9]+) registers");
+  llvm::Regex spills("([0-9]+) bytes spill stores");
+  SmallVector<StringRef> lines;
+  log.split(lines, '\n');
+  for (StringRef line : lines) {
+    SmallVector<StringRef> match;
+    if (registers.match(line, &match))
+      report.maxRegisters =
+          std::max<int64_t>(report.maxRegisters, std::stoll(match[1].str()));
+    if (spills.match(line, &match) && match[1] != "0")
+      ++report.spillingEntries;
+  }
+}
+
+FailureOr<CudaKernelsReport>
+mlir::oneflow::compileCudaKernels(ModuleOp source, StringRef fatbinPath,
+                                  const CudaKernelsOptions &options) {
+  MLIRContext *context = source.getContext();
+  context->loadDialect<gpu::GPUDialect, NVVM::NVVMDialect>();
+  Operation *anchor = source.getOperation();
+  llvm::SmallString<128> ptxas(options.toolkit), fatbinary(options.toolkit);
+  llvm::sys::path::append(ptxas, "bin", "ptxas");
+  llvm::sys::path::append(fatbinary, "bin", "fatbinary");
+  if (!llvm::sys::fs::can_execute(ptxas) ||
+      !llvm::sys::fs::can_execute(fatbinary))
+    return anchor->emitError()
+           << "no CUDA toolkit at " << options.toolkit
+           << " (ptxas and fatbinary are needed; set ONEFLOW_CUDA_ROOT)";
+
+  SmallVector<std::string> names;
+  OwningOpRef<ModuleOp> module = extractKernels(source, names);
+  if (failed(runKernelPipeline(*module, kBufferizationPipeline, anchor)) ||
+      failed(runKernelPipeline(*module,
+                               "convert-linalg-to-parallel-loops,"
+                               "oneflow-fuse-row-loops,"
+                               "func.func(oneflow-map-loops-to-gpu),"
+                               "gpu-kernel-outlining",
+                               anchor)))
+    return failure();
+
+  CudaKernelsReport report;
+  report.kernels = names.size();
+  module->walk([&](Operation *op) {
+    if (isa<gpu::LaunchFuncOp>(op))
+      ++report.launches;
+    else if (isa<func::CallOp>(op) && !op->getParentOfType<gpu::GPUModuleOp>())
+      ++report.hostCalls;
+  });
+  if (report.launches == 0)
+    return anchor->emitError() << "no kernel has a loop to run on the GPU";
+  mergeGpuModules(*module);
+
+  std::string lowering;
+  for (const std::string &arch : options.archs)
+    lowering += "nvvm-attach-target{module=" + kGpuModuleName.str() +
+                " chip=" + arch + " features=+ptx80 O=3},";
+  lowering += "gpu.module(lower-affine,convert-scf-to-cf,"
+              "convert-gpu-to-nvvm{use-bare-ptr-memref-call-conv},"
+              "canonicalize,reconcile-unrealized-casts),"
+              "gpu-module-to-binary{format=isa toolkit=" +
+              options.toolkit + "}";
+  if (failed(runKernelPipeline(*module, lowering, anchor)))
+    return failure();
+  auto binary = module->lookupSymbol<gpu::BinaryOp>(kGpuModuleName);
+  if (!binary || binary.getObjects().size() != options.archs.size())
+    return anchor->emitError() << "expected one PTX per architecture";
+
+  // ptxas per architecture, then one fatbin with every cubin and the PTX
+  // of the newest architecture.
+  std::string base = fatbinPath.str();
+  SmallVector<std::string> files, images;
+  ArrayRef<Attribute> objects = binary.getObjects().getValue();
+  for (auto [index, attr] : llvm::enumerate(objects)) {
+    auto object = cast<gpu::ObjectAttr>(attr);
+    std::string chip =
+        cast<NVVM::NVVMTargetAttr>(object.getTarget()).getChip().str();
+    std::string ptx = base + "." + chip + ".ptx";
+    std::string cubin = base + "." + chip + ".cubin";
+    files.push_back(ptx);
+    files.push_back(cubin);
+    if (failed(writeFile(anchor, ptx, object.getObject().getValue())))
+      return failure();
+    std::string log;
+    std::string archFlag = "-arch=" + chip;
+    if (failed(runTool(anchor, ptxas, {ptxas, archFlag, "-v", ptx, "-o", cubin},
+                       log)))
+      return failure();
+    CudaArchReport archReport;
+    archReport.arch = chip;
+    readPtxasReport(log, archReport);
+    report.archs.push_back(archReport);
+    StringRef number = StringRef(chip).drop_front(3); // sm_90a -> 90a
+    images.push_back("--image3=kind=elf,sm=" + number.str() + ",file=" + cubin);
+    if (index + 1 == objects.size())
+      images.push_back("--image3=kind=ptx,sm=" + number.str() + ",file=" + ptx);
+  }
+  std::string create = "--create=" + base;
+  SmallVector<StringRef> args = {fatbinary, "-64", create};
+  for (const std::string &image : images)
+    args.push_back(image);
+  std::string log;
+  LogicalResult packed = runTool(anchor, fatbinary, args, log);
+  for (const std::string &file : files)
+    llvm::sys::fs::remove(file);
+  if (failed(packed))
+    return failure();
+  return report;
+}
