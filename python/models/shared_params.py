@@ -117,12 +117,18 @@ class Tied(nn.Module):
         super().__init__()
         self.embed = nn.Embedding(vocab, d)
         self.recur = nn.Linear(d, d)
+        self.out_bias = nn.Parameter(torch.randn(vocab) * 0.1)
 
     def forward(self, tokens):
         h = self.embed(tokens)
         h = torch.tanh(self.recur(h))
         h = torch.tanh(self.recur(h)) + h
-        return h @ self.embed.weight.t()
+        # A Gemm reading the table itself (transB): without a bias,
+        # h @ table.t() is exported with a constant-folded transposed copy,
+        # a second initializer.
+        rows = F.linear(h.reshape(-1, h.shape[-1]), self.embed.weight,
+                        self.out_bias)
+        return rows.reshape(h.shape[:-1] + (-1,))
 
 
 def build(name):
@@ -177,17 +183,26 @@ def tied_groups(proto, model):
             assert len(matches) == 1, f"{pname}: initializers {matches}"
             init = matches[0]
         groups.setdefault(init, []).append(pname)
+    # Every other float initializer must be a buffer (a parameter the
+    # exporter copied, e.g. transposed, would be trained apart from it).
+    buffers = {n for n, _ in model.named_buffers()}
+    for name, value in inits.items():
+        if name not in groups and value.dtype.kind == "f":
+            aliases = {a for a, i in alias.items() if i == name}
+            assert buffers & ({name} | aliases), f"{name}: not a parameter"
     return groups
 
 
 def tie(model, groups):
     """Makes every parameter of a group the group's first one."""
+    def site(name):
+        owner, _, attr = name.rpartition(".")
+        return model.get_submodule(owner), attr
+
     for names in groups.values():
-        owner, attr = names[0].rsplit(".", 1)
-        shared = getattr(model.get_submodule(owner), attr)
+        shared = getattr(*site(names[0]))
         for other in names[1:]:
-            owner, attr = other.rsplit(".", 1)
-            setattr(model.get_submodule(owner), attr, shared)
+            setattr(*site(other), shared)
 
 
 def trajectory(model, x, y, optimizer):
