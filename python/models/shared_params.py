@@ -23,6 +23,9 @@ encoder, tied:
                         in training mode with its parameters tied as in the
                         ONNX file, gradients summed over the uses
   M.adamw.losses.npy    the same with AdamW (lr 1e-3, PyTorch defaults)
+  M.sgd.final/NAME.npy  after the SGD steps: every ONNX initializer (its
+                        tied parameters' value) and running statistic
+                        (named as PyTorch's buffer)
 
 The script is deterministic (single-threaded CPU torch).
 """
@@ -223,6 +226,19 @@ def trajectory(model, x, y, optimizer):
     return np.array(losses, np.float32)
 
 
+def save_final(model, groups, folder):
+    os.makedirs(folder, exist_ok=True)
+    state = model.state_dict(keep_vars=True)
+    for init, names in groups.items():
+        value = state[names[0]].detach().numpy()
+        if init.startswith("onnx::MatMul"):  # A transposed copy.
+            value = value.T
+        np.save(os.path.join(folder, init + ".npy"), np.ascontiguousarray(value))
+    for name, value in model.named_buffers():
+        if "running_" in name:
+            np.save(os.path.join(folder, name + ".npy"), value.numpy())
+
+
 def main(out):
     torch.set_num_threads(1)
     os.makedirs(out, exist_ok=True)
@@ -247,6 +263,8 @@ def main(out):
             tie(reference, groups)
             losses = trajectory(reference, x, y, optimizer)
             np.save(os.path.join(out, f"{name}.{optimizer}.losses.npy"), losses)
+            if optimizer == "sgd":
+                save_final(reference, groups, os.path.join(out, f"{name}.sgd.final"))
             print(name, optimizer, losses.tolist())
         print(f"{name}: {len(groups)} initializers, {len(shared)} shared by "
               f"{sum(len(v) for v in shared.values())} parameters")
