@@ -193,8 +193,41 @@ exportOnnx(const std::string &sourceModel, const std::string &path,
   const std::filesystem::path modelDir =
       std::filesystem::path(sourceModel).parent_path();
 
+  onnx::GraphProto &graph = *model.mutable_graph();
+  // A variable named after the output of an Identity of an initializer is
+  // a value the exporter had merged with that initializer (equal data) and
+  // training kept apart (a batch norm's running statistic): it becomes an
+  // initializer of its own in place of the Identity.
+  std::set<std::string> initializerNames;
+  for (const onnx::TensorProto &proto : graph.initializer())
+    initializerNames.insert(proto.name());
+  std::set<std::string> variableNames;
+  for (const Variable &variable : variables)
+    variableNames.insert(variable.name);
+  std::map<std::string, std::string> unmerged; // name -> initializer
+  for (int i = 0; i < graph.node_size();) {
+    const onnx::NodeProto &node = graph.node(i);
+    if (node.op_type() == "Identity" && node.input_size() == 1 &&
+        node.output_size() == 1 && initializerNames.count(node.input(0)) &&
+        variableNames.count(node.output(0)) &&
+        !initializerNames.count(node.output(0))) {
+      unmerged[node.output(0)] = node.input(0);
+      graph.mutable_node()->DeleteSubrange(i, 1);
+      continue;
+    }
+    ++i;
+  }
+  for (const auto &[name, source] : unmerged)
+    for (int i = 0, e = graph.initializer_size(); i < e; ++i)
+      if (graph.initializer(i).name() == source) {
+        onnx::TensorProto *copy = graph.add_initializer();
+        *copy = graph.initializer(i);
+        copy->set_name(name);
+        break;
+      }
+
   std::map<std::string, onnx::TensorProto *> initializers;
-  for (onnx::TensorProto &proto : *model.mutable_graph()->mutable_initializer())
+  for (onnx::TensorProto &proto : *graph.mutable_initializer())
     initializers.emplace(proto.name(), &proto);
 
   OnnxExportSummary summary;
@@ -249,7 +282,7 @@ exportOnnx(const std::string &sourceModel, const std::string &path,
                        "': " + list);
   }
   // Initializers left with external data would point next to the source.
-  for (onnx::TensorProto &proto : *model.mutable_graph()->mutable_initializer())
+  for (onnx::TensorProto &proto : *graph.mutable_initializer())
     if (proto.data_location() == onnx::TensorProto::EXTERNAL) {
       Status status = inlineExternalData(proto, modelDir);
       if (!status.ok())

@@ -153,14 +153,61 @@ FailureOr<BuiltPlan> mlir::oneflow::buildPlan(ArrayRef<RankGraph> graphs,
   // of each variable, and the variables already assigned this step.
   llvm::DenseMap<int64_t, SmallVector<int64_t>> readersOf;
   llvm::StringMap<int64_t> variableRegstOf;
-  llvm::DenseMap<int64_t, std::string> assigned;
+  // Per assigned regst: the variable's name and the op that stored it.
+  llvm::DenseMap<int64_t, std::pair<std::string, Operation *>> assigned;
+  // What `op` is, for messages, with the ONNX nodes it stands for: in a
+  // kernel, those of the ops using the arguments held in regst `id` (or, for
+  // the writer, computing its results); their phase from the provenance.
+  auto describe = [&](Operation *op, int64_t id, bool writes) {
+    SmallVector<std::string> nodes;
+    auto note = [&](Operation *of) {
+      std::string name = nameOf(of->getLoc());
+      if (!name.empty() && !llvm::is_contained(nodes, name))
+        nodes.push_back(name);
+    };
+    std::string what = op->getName().getStringRef().str();
+    if (auto call = dyn_cast<func::CallOp>(op)) {
+      what = call.getCallee().str();
+      auto kernel = SymbolTable::lookupNearestSymbolFrom<func::FuncOp>(
+          call, call.getCalleeAttr());
+      if (kernel && !kernel.isDeclaration()) {
+        for (auto [position, operand] : llvm::enumerate(call.getOperands()))
+          if (regstOf.lookup(operand) == id)
+            for (Operation *user : kernel.getArgument(position).getUsers())
+              note(user);
+        if (writes)
+          for (Value value :
+               kernel.getBody().front().getTerminator()->getOperands())
+            if (Operation *def = value.getDefiningOp())
+              note(def);
+      }
+    } else if (auto assign = dyn_cast<AssignOp>(op)) {
+      what = "assign @" + assign.getVarName().str();
+    }
+    std::optional<Provenance> provenance = getProvenance(op);
+    // Optimizer updates are located at the optimizer, not at a node.
+    if (nodes.empty() && !(provenance && provenance->phase == "update"))
+      note(op);
+    std::string text = what;
+    std::string origin;
+    for (const std::string &node : nodes)
+      origin += (origin.empty() ? "ONNX node '" : ", '") + node + "'";
+    if (provenance)
+      origin += (origin.empty() ? "" : "; ") + provenance->phase.str();
+    return origin.empty() ? text : text + " (" + origin + ")";
+  };
   auto noteReads = [&](Operation *op, const pb::Task &task) -> LogicalResult {
     for (int64_t id : task.in_regsts()) {
       if (!plan.regsts(id).persistent())
         continue;
-      if (auto it = assigned.find(id); it != assigned.end())
-        return op->emitError() << "reads variable @" << it->second
-                               << " after it was assigned in the same step";
+      if (auto it = assigned.find(id); it != assigned.end()) {
+        auto &[name, writer] = it->second;
+        return op->emitError()
+               << "reads variable @" << name
+               << " after it was assigned in the same step: "
+               << describe(op, id, /*writes=*/false) << " reads it after "
+               << describe(writer, id, /*writes=*/true) << " stores it";
+      }
       readersOf[id].push_back(task.id());
     }
     return success();
@@ -276,7 +323,7 @@ FailureOr<BuiltPlan> mlir::oneflow::buildPlan(ArrayRef<RankGraph> graphs,
                 // Every read of the old value comes first.
                 for (int64_t reader : readersOf[target])
                   task->add_wait_for(reader);
-                assigned[target] = assign.getVarName().str();
+                assigned[target] = {assign.getVarName().str(), assign};
                 return noteReads(assign, *task);
               })
               .Case([&](func::CallOp call) -> LogicalResult {
@@ -311,7 +358,7 @@ FailureOr<BuiltPlan> mlir::oneflow::buildPlan(ArrayRef<RankGraph> graphs,
                       if (reader != task->id() &&
                           !llvm::is_contained(task->wait_for(), reader))
                         task->add_wait_for(reader);
-                    assigned[target] = plan.regsts(target).name();
+                    assigned[target] = {plan.regsts(target).name(), call};
                     regstOf[result] = target;
                     task->add_out_regsts(target);
                     continue;

@@ -9,6 +9,8 @@
 #include "oneflow/Transforms/Passes.h"
 
 #include "mlir/IR/Builders.h"
+#include "llvm/ADT/MapVector.h"
+#include "llvm/ADT/StringSet.h"
 
 namespace mlir {
 namespace oneflow {
@@ -26,6 +28,75 @@ std::string ioName(DictionaryAttr attrs, StringRef fallback) {
     if (auto name = attrs.getAs<StringAttr>(kIONameAttrName))
       return name.str();
   return fallback.str();
+}
+
+/// Gives batch norms private running statistics where the variable holding
+/// one is read by anything else: exporters merge equal initializers (a fresh
+/// norm's running mean is every zero bias of its size, its running variance
+/// every unit weight), and training assigns running statistics, which must
+/// change no other value. A private copy starts from the shared data and is
+/// named as the ONNX model names the statistic (the importer records names
+/// read through an Identity of another initializer).
+void privatizeStatistics(func::FuncOp graph) {
+  struct Reads {
+    SmallVector<OpOperand *> statistics;
+    unsigned others = 0;
+  };
+  llvm::MapVector<StringAttr, Reads> readsOf;
+  llvm::StringSet<> taken;
+  auto isStatistic = [](OpOperand &use) {
+    auto norm = dyn_cast<BatchNormOp>(use.getOwner());
+    return norm &&
+           (&use == &norm.getMeanMutable() ||
+            &use == &norm.getVarianceMutable()) &&
+           norm.getMean().getDefiningOp<VariableOp>() &&
+           norm.getVariance().getDefiningOp<VariableOp>();
+  };
+  for (VariableOp variable : graph.getOps<VariableOp>()) {
+    taken.insert(variable.getVarName());
+    Reads &reads = readsOf[variable.getVarNameAttr()];
+    for (OpOperand &use : variable.getOutput().getUses()) {
+      if (isStatistic(use))
+        reads.statistics.push_back(&use);
+      else
+        ++reads.others;
+    }
+  }
+  for (auto &[shared, reads] : readsOf) {
+    if (reads.statistics.size() + reads.others <= 1)
+      continue;
+    // A norm reading the statistic under the variable's own name keeps it
+    // when nothing but statistics reads it.
+    bool kept = reads.others > 0;
+    for (OpOperand *use : reads.statistics) {
+      auto norm = cast<BatchNormOp>(use->getOwner());
+      unsigned stat = use == &norm.getMeanMutable() ? 0 : 1;
+      std::string name = shared.str();
+      if (auto names = norm->getAttrOfType<ArrayAttr>(kStatisticNamesAttrName))
+        name = cast<StringAttr>(names[stat]).str();
+      if (!kept && name == shared.getValue()) {
+        kept = true;
+        continue;
+      }
+      if (taken.contains(name)) {
+        std::string base = shared.str();
+        if (auto node = dyn_cast<NameLoc>(norm.getLoc()))
+          base = node.getName().str();
+        base += stat ? ".running_var" : ".running_mean";
+        name = base;
+        for (unsigned n = 1; taken.contains(name); ++n)
+          name = base + "." + std::to_string(n);
+      }
+      taken.insert(name);
+      auto variable = use->get().getDefiningOp<VariableOp>();
+      OpBuilder builder(variable);
+      builder.setInsertionPointAfter(variable);
+      auto own = VariableOp::create(
+          builder, variable.getLoc(), variable.getType(),
+          builder.getStringAttr(name), variable.getInitialValueAttr());
+      use->set(own.getOutput());
+    }
+  }
 }
 
 struct AddLossPass : public oneflow::impl::AddLossBase<AddLossPass> {
@@ -134,6 +205,7 @@ struct AddLossPass : public oneflow::impl::AddLossBase<AddLossPass> {
     // The model runs in training mode: batch norms normalize with batch
     // statistics and update their running statistics (momentum 0.1, as
     // PyTorch's default).
+    privatizeStatistics(graph);
     for (BatchNormOp norm :
          llvm::make_early_inc_range(graph.getOps<BatchNormOp>())) {
       auto mean = norm.getMean().getDefiningOp<VariableOp>();

@@ -26,6 +26,13 @@
 // update may join the kernel computing its gradient (the gradient is used
 // while in cache). Groups that would make the program cyclic are not merged.
 //
+// A variable's assign has no SSA edge from the ops reading the variable, yet
+// it must follow every one of them (a parameter read by several ops: tied,
+// or merged by an exporter). Fusion treats each read of a variable as a
+// predecessor of the variable's assign and of the op computing the assigned
+// value (so the update can be written in place), both when it checks that a
+// merge keeps the program acyclic and when it reorders the block.
+//
 //===----------------------------------------------------------------------===//
 
 #include "oneflow/Dialect/OneFlow/OneFlowDialect.h"
@@ -118,7 +125,33 @@ private:
       firstIndex[&op] = index[&op];
       hasLibrary[&op] = getFusionKind(&op) == FusionKind::Library;
       microbatched |= phaseOf(&op).second > 0;
+      if (auto assign = dyn_cast<AssignOp>(op))
+        assignsOf[assign.getVarName()].push_back(assign);
     }
+  }
+
+  /// The ops that must follow `op` though no value flows to them: when `op`
+  /// reads a variable, the variable's assigns and the ops computing the
+  /// values they store (the update reads the old value last, which lets it
+  /// write the new one in place).
+  SmallVector<Operation *> writersAfter(Operation *op) {
+    SmallVector<Operation *> writers;
+    for (Value operand : op->getOperands()) {
+      auto variable = operand.getDefiningOp<VariableOp>();
+      if (!variable)
+        continue;
+      auto it = assignsOf.find(variable.getVarName());
+      if (it == assignsOf.end())
+        continue;
+      for (AssignOp assign : it->second) {
+        if (assign != op)
+          writers.push_back(assign);
+        Operation *value = assign.getValue().getDefiningOp();
+        if (value && value != op && value->getBlock() == &block)
+          writers.push_back(value);
+      }
+    }
+    return writers;
   }
 
   Operation *leader(Operation *op) { return groups.getLeaderValue(op); }
@@ -169,7 +202,8 @@ private:
   }
 
   /// Whether some op outside both groups lies on a path from group `from`
-  /// to group `to` (merging them would then need that op inside).
+  /// to group `to` (merging them would then need that op inside). Paths
+  /// follow values and, from a read of a variable, its writers.
   bool pathOutside(Operation *from, Operation *to) {
     int64_t limit = 0;
     for (Operation *member : groups.members(to))
@@ -177,7 +211,9 @@ private:
     SmallVector<Operation *> stack;
     DenseSet<Operation *> seen;
     auto pushUsersOf = [&](Operation *op, bool fromGroup) {
-      for (Operation *user : op->getUsers()) {
+      SmallVector<Operation *> users(op->getUsers());
+      llvm::append_range(users, writersAfter(op));
+      for (Operation *user : users) {
         user = block.findAncestorOpInBlock(*user);
         if (!user || user->hasTrait<OpTrait::IsTerminator>() ||
             firstIndex[leader(user)] > limit)
@@ -229,7 +265,8 @@ private:
         !phasesAllow(producer, consumer) || !kindsAllow(producer, consumer))
       return;
     if ((hasLibrary[from] && hasLibrary[to]) ||
-        leavesReshapeToConsumers(producer, consumer) || pathOutside(from, to))
+        leavesReshapeToConsumers(producer, consumer) || pathOutside(from, to) ||
+        pathOutside(to, from))
       return;
     unite(from, to);
   }
@@ -344,46 +381,23 @@ private:
   unsigned materialize() {
     // Nodes are group leaders, ordered by their last member.
     DenseMap<Operation *, int64_t> priority;
-    DenseMap<Operation *, SmallVector<Operation *>> members;
+    llvm::MapVector<Operation *, SmallVector<Operation *>> members;
     for (Operation *op : ops) {
       Operation *lead = leader(op);
       members[lead].push_back(op);
       priority[lead] = index[op];
     }
-    DenseMap<Operation *, unsigned> pending;
-    DenseMap<Operation *, SmallVector<Operation *>> successors;
-    for (auto &[lead, list] : members) {
-      DenseSet<Operation *> preds;
-      for (Operation *op : list)
-        op->walk([&](Operation *nested) {
-          for (Value operand : nested->getOperands()) {
-            Operation *def = operand.getDefiningOp();
-            if (!def)
-              continue;
-            def = block.findAncestorOpInBlock(*def);
-            if (!def || leader(def) == lead)
-              continue;
-            if (preds.insert(leader(def)).second)
-              successors[leader(def)].push_back(lead);
-          }
-        });
-      pending[lead] = preds.size();
-    }
-    using Entry = std::pair<int64_t, Operation *>;
-    std::priority_queue<Entry, std::vector<Entry>, std::greater<Entry>> ready;
-    for (auto &[lead, count] : pending)
-      if (count == 0)
-        ready.push({priority[lead], lead});
+    SmallVector<Operation *> order = topologicalOrder(members, priority,
+                                                      /*readsFirst=*/true);
+    // The merges kept reads before writes acyclic; should they not be,
+    // the values' order alone is kept (the plan builder reports the read).
+    if (order.size() != members.size())
+      order = topologicalOrder(members, priority, /*readsFirst=*/false);
 
     Operation *terminator = block.getTerminator();
     OpBuilder builder(terminator);
     unsigned fused = 0;
-    while (!ready.empty()) {
-      Operation *lead = ready.top().second;
-      ready.pop();
-      for (Operation *next : successors[lead])
-        if (--pending[next] == 0)
-          ready.push({priority[next], next});
+    for (Operation *lead : order) {
       SmallVector<Operation *> &list = members[lead];
       if (list.size() == 1) {
         list.front()->moveBefore(terminator);
@@ -393,6 +407,53 @@ private:
       ++fused;
     }
     return fused;
+  }
+
+  /// The group leaders in a topological order of the values flowing
+  /// between them (and, with `readsFirst`, of reads of a variable before
+  /// its writers), lowest priority first among the ready ones; shorter than
+  /// `members` if the edges form a cycle.
+  SmallVector<Operation *> topologicalOrder(
+      llvm::MapVector<Operation *, SmallVector<Operation *>> &members,
+      DenseMap<Operation *, int64_t> &priority, bool readsFirst) {
+    DenseMap<Operation *, unsigned> pending;
+    DenseMap<Operation *, SmallVector<Operation *>> successors;
+    DenseMap<Operation *, DenseSet<Operation *>> preds;
+    auto addEdge = [&](Operation *from, Operation *to) {
+      from = block.findAncestorOpInBlock(*from);
+      if (!from || leader(from) == to)
+        return;
+      if (preds[to].insert(leader(from)).second)
+        successors[leader(from)].push_back(to);
+    };
+    for (auto &[lead, list] : members)
+      for (Operation *op : list)
+        op->walk([&](Operation *nested) {
+          for (Value operand : nested->getOperands())
+            if (Operation *def = operand.getDefiningOp())
+              addEdge(def, lead);
+          if (readsFirst)
+            for (Operation *writer : writersAfter(nested))
+              if (Operation *in = block.findAncestorOpInBlock(*writer))
+                addEdge(op, leader(in));
+        });
+    for (auto &[lead, list] : members)
+      pending[lead] = preds.lookup(lead).size();
+    using Entry = std::pair<int64_t, Operation *>;
+    std::priority_queue<Entry, std::vector<Entry>, std::greater<Entry>> ready;
+    for (auto &[lead, count] : pending)
+      if (count == 0)
+        ready.push({priority[lead], lead});
+    SmallVector<Operation *> order;
+    while (!ready.empty()) {
+      Operation *lead = ready.top().second;
+      ready.pop();
+      order.push_back(lead);
+      for (Operation *next : successors[lead])
+        if (--pending[next] == 0)
+          ready.push({priority[next], next});
+    }
+    return order;
   }
 
   /// Moves `list` (in program order) into a new oneflow.fused before the
@@ -435,6 +496,8 @@ private:
   llvm::EquivalenceClasses<Operation *> groups;
   /// Per group leader: whether the group holds a library call.
   DenseMap<Operation *, bool> hasLibrary;
+  /// The assigns of each variable.
+  llvm::StringMap<SmallVector<AssignOp, 1>> assignsOf;
 };
 
 struct FusePass : public oneflow::impl::FuseBase<FusePass> {

@@ -26,6 +26,7 @@
 #include "llvm/ADT/DenseSet.h"
 
 #include <cstring>
+#include <map>
 
 namespace mlir {
 namespace oneflow {
@@ -120,14 +121,38 @@ LogicalResult StageSplitter::placeOps() {
   for (auto variable : body.getOps<VariableOp>()) {
     if (!variable->hasAttr(kTrainableAttrName))
       continue;
-    llvm::SmallDenseSet<int64_t> stages;
+    // Per stage, an op reading it there, for the message: a model op
+    // rather than the optimizer's.
+    std::map<int64_t, Operation *> readerOn;
     for (Operation *user : variable->getUsers())
-      if (auto it = stageOf.find(user); it != stageOf.end())
-        stages.insert(it->second);
-    if (stages.size() > 1)
-      return variable.emitOpError()
-             << "is used by " << stages.size()
-             << " pipeline stages; a trained parameter must live on one";
+      if (auto it = stageOf.find(user); it != stageOf.end()) {
+        Operation *&reader = readerOn[it->second];
+        std::optional<Provenance> origin = getProvenance(user);
+        if (!reader || (origin && origin->phase != "update"))
+          reader = user;
+      }
+    if (readerOn.size() > 1) {
+      InFlightDiagnostic diag = variable.emitOpError()
+                                << "is used by " << readerOn.size()
+                                << " pipeline stages; a trained parameter "
+                                   "must live on one (a shared or tied one "
+                                   "too): @"
+                                << variable.getVarName() << " is read";
+      for (auto [position, entry] : llvm::enumerate(readerOn)) {
+        auto [stage, reader] = entry;
+        diag << (position ? ", " : " ") << "on stage " << stage << " by "
+             << reader->getName().getStringRef();
+        if (auto node = dyn_cast<NameLoc>(reader->getLoc()))
+          diag << " (ONNX node '" << node.getName().getValue() << "')";
+        else if (auto fused = dyn_cast<FusedLoc>(reader->getLoc()))
+          for (Location inner : fused.getLocations())
+            if (auto node = dyn_cast<NameLoc>(inner)) {
+              diag << " (ONNX node '" << node.getName().getValue() << "')";
+              break;
+            }
+      }
+      return diag;
+    }
   }
   return success();
 }

@@ -47,11 +47,18 @@ SmallVector<int64_t> inPlaceResultsOf(func::CallOp call) {
       if (!variable || variable.getVarName() != assign.getVarName() ||
           operand.getType() != result.getType())
         continue;
-      // Every other read of the old value comes first.
-      bool readsBefore = llvm::all_of(operand.getUsers(), [&](Operation *user) {
-        return user == call.getOperation() ||
-               (user->getBlock() == block && user->isBeforeInBlock(call));
-      });
+      // Every other read of the old value comes first, through any read of
+      // the variable (a parameter read by several ops: shared, tied, or
+      // merged by an exporter).
+      bool readsBefore = true;
+      for (auto read : block->getOps<VariableOp>())
+        if (read.getVarName() == variable.getVarName())
+          readsBefore &=
+              llvm::all_of(read->getUsers(), [&](Operation *user) {
+                user = block->findAncestorOpInBlock(*user);
+                return user == call.getOperation() ||
+                       (user && user->isBeforeInBlock(call));
+              });
       if (readsBefore && !llvm::is_contained(inPlace, int64_t(position)))
         inPlace[index] = position;
       break;

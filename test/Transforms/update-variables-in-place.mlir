@@ -46,3 +46,49 @@ func.func @main() -> (tensor<4xf32>, tensor<4xf32>) {
   oneflow.assign @u, %u1 : tensor<4xf32>
   return %y, %w1 : tensor<4xf32>, tensor<4xf32>
 }
+
+// -----
+
+// A parameter read by several ops, through two reads of @w: the update
+// kernel comes after the kernels reading the first, but a kernel reading
+// the second follows it, so its result is not written over @w.
+// CHECK-LABEL: func.func private @kernel_1_update
+// CHECK-NOT:     oneflow.updates_in_place
+// CHECK-LABEL: func.func @main
+func.func private @kernel_0_read(%w: tensor<4xf32>) -> tensor<4xf32> attributes {oneflow.kernel} {
+  return %w : tensor<4xf32>
+}
+func.func private @kernel_1_update(%w: tensor<4xf32>, %g: tensor<4xf32>) -> tensor<4xf32> attributes {oneflow.kernel} {
+  return %g : tensor<4xf32>
+}
+func.func @main(%g: tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>) {
+  %w = oneflow.variable @w : tensor<4xf32>
+  %w2 = oneflow.variable @w : tensor<4xf32>
+  %a = call @kernel_0_read(%w) : (tensor<4xf32>) -> tensor<4xf32>
+  %n = call @kernel_1_update(%w, %g) : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+  %b = call @kernel_0_read(%w2) : (tensor<4xf32>) -> tensor<4xf32>
+  oneflow.assign @w, %n : tensor<4xf32>
+  return %a, %b : tensor<4xf32>, tensor<4xf32>
+}
+
+// -----
+
+// Three kernels read @w before the update kernel: it writes over @w.
+// CHECK-LABEL: func.func private @kernel_1_update
+// CHECK-SAME:    oneflow.updates_in_place = array<i64: 0>
+func.func private @kernel_0_read(%w: tensor<4xf32>) -> tensor<4xf32> attributes {oneflow.kernel} {
+  return %w : tensor<4xf32>
+}
+func.func private @kernel_1_update(%w: tensor<4xf32>, %g: tensor<4xf32>) -> tensor<4xf32> attributes {oneflow.kernel} {
+  return %g : tensor<4xf32>
+}
+func.func @main(%g: tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>, tensor<4xf32>) {
+  %w = oneflow.variable @w : tensor<4xf32>
+  %w2 = oneflow.variable @w : tensor<4xf32>
+  %a = call @kernel_0_read(%w) : (tensor<4xf32>) -> tensor<4xf32>
+  %b = call @kernel_0_read(%w2) : (tensor<4xf32>) -> tensor<4xf32>
+  %c = call @kernel_0_read(%w) : (tensor<4xf32>) -> tensor<4xf32>
+  %n = call @kernel_1_update(%w, %g) : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+  oneflow.assign @w, %n : tensor<4xf32>
+  return %a, %b, %c : tensor<4xf32>, tensor<4xf32>, tensor<4xf32>
+}

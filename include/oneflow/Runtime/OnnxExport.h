@@ -33,9 +33,12 @@ struct OnnxExportSummary {
 /// raw_data (typed fields and external data cleared), and writes the model
 /// to `path` atomically. Initializers with external data that are not
 /// replaced are inlined (their files are relative to `sourceModel`).
-/// Variables without an initializer are an error, listing them all, unless
-/// they are optimizer state: "optimizer.step", or "P.<state>" where P is a
-/// variable that has an initializer (e.g. "fc1.weight.exp_avg").
+/// A variable named after the output of an Identity node of an initializer
+/// (a value an exporter merged with the initializer, which training kept
+/// apart) becomes a new initializer that replaces the Identity node.
+/// Other variables without an initializer are an error, listing them all,
+/// unless they are optimizer state: "optimizer.step", or "P.<state>" where P is
+/// a variable that has an initializer (e.g. "fc1.weight.exp_avg").
 Expected<OnnxExportSummary>
 exportOnnx(const std::string &sourceModel, const std::string &path,
            const std::vector<Variable> &variables,

@@ -40,6 +40,11 @@ constexpr llvm::StringLiteral kLogicalOffsetsAttrName =
 constexpr llvm::StringLiteral kStageAttrName = "oneflow.stage";
 /// Graph argument/result names (as in the ONNX model).
 constexpr llvm::StringLiteral kIONameAttrName = "onnx.name";
+/// batch_norm: the ONNX names of its running mean and variance, recorded by
+/// the importer when the model reads one under another initializer's name
+/// (an exporter merged equal initializers); training gives such statistics
+/// their own variables under these names.
+constexpr llvm::StringLiteral kStatisticNamesAttrName = "onnx.statistics";
 
 /// The graph function @main of `module`, or null after an error saying
 /// there is no graph `purpose` (e.g. "to train").

@@ -27,8 +27,19 @@ LogicalResult importBatchNorm(NodeContext &ctx) {
   FloatAttr epsilon = b.getF64FloatAttr(ctx.getFloat("epsilon", 1e-5));
   bool training = ctx.getInt("training_mode", 0) != 0;
   if (!training) {
-    ctx.setOutput(0, ctx.createTyped<BatchNormOp>(in[0], in[1], in[2], in[3],
-                                                  in[4], epsilon));
+    Value y = ctx.createTyped<BatchNormOp>(in[0], in[1], in[2], in[3], in[4],
+                                           epsilon);
+    // Statistics read under another initializer's name: training gives
+    // them variables of their own, named as here.
+    const onnx::NodeProto &node = ctx.getNode();
+    bool renamed = false;
+    for (unsigned i : {3u, 4u})
+      if (auto variable = in[i].getDefiningOp<VariableOp>())
+        renamed |= variable.getVarName() != node.input(i);
+    if (auto norm = y.getDefiningOp<BatchNormOp>(); norm && renamed)
+      norm->setAttr("onnx.statistics", // kStatisticNamesAttrName
+                    b.getStrArrayAttr({node.input(3), node.input(4)}));
+    ctx.setOutput(0, y);
     return success();
   }
   if (ctx.hasOutput(1) || ctx.hasOutput(2))
