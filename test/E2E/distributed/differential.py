@@ -20,7 +20,9 @@ that now compiles (the list stays exact; --update rewrites it).
 
 Models: the ONNX backend tests that pass on one rank (E2E/backend's list),
 the project's PyTorch models (MLP, GPT, ResNet) and the torchvision-style
-classifiers (E2E/Inputs/vision, batch 1 and 4). The CI set takes, of the
+classifiers (E2E/Inputs/vision, batch 1 and 4); trained: the MLP, GPT,
+ResNet, the shared-parameter models of Training/Inputs/shared and the
+vision models. The CI set takes, of the
 backend tests, the first passing test of each ONNX op type (every op the
 compiler accepts, once), plus every PyTorch and vision model; the full set
 takes all of them.
@@ -48,6 +50,7 @@ import run_backend_tests as backend  # noqa: E402
 
 TORCH = os.path.join(TEST, "Import", "ONNX", "Inputs", "torch")
 VISION = os.path.join(TEST, "E2E", "Inputs", "vision")
+SHARED = os.path.join(TEST, "Training", "Inputs", "shared")
 CONFIGS = [("data2", ["--mesh=2", "--sbp-strategy=data"]),
            ("tensor2", ["--mesh=2", "--sbp-strategy=tensor"]),
            ("2x2", ["--mesh=2x2", "--sbp-strategy=data,tensor"])]
@@ -134,6 +137,12 @@ def training_models(suite, work):
                "labels": os.path.join(TORCH, "resnet.train.targets.npy")},
               train=sgd + ["--label=labels"], batch=2),
     ]
+    # Models whose parameters are shared by several ops (Training/Inputs/shared).
+    for name, input_name in (("densenet", "x"), ("encoder", "x"), ("tied", "tokens")):
+        models.append(Model(f"train/shared-{name}", os.path.join(SHARED, f"{name}.onnx"),
+                            {input_name: os.path.join(SHARED, f"{name}.x.npy"),
+                             "labels": os.path.join(SHARED, f"{name}.labels.npy")},
+                            train=sgd + ["--label=labels"], batch=4))
     names = sorted(f[:-len("_b4.onnx")] for f in os.listdir(VISION)
                    if f.endswith("_b4.onnx"))
     if suite == "ci":
