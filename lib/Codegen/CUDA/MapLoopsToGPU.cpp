@@ -153,6 +153,43 @@ std::optional<RowReduction> matchRowReduction(scf::ForOp loop) {
   return std::nullopt;
 }
 
+/// Whether `index` is `loop`'s induction variable, or it plus or times a
+/// value fixed in the loop: distinct iterations give distinct indices.
+bool followsInductionVar(Value index, scf::ForOp loop) {
+  Value iv = loop.getInductionVar();
+  if (index == iv)
+    return true;
+  Operation *def = index.getDefiningOp();
+  if (!def || !isa<arith::AddIOp, arith::SubIOp, arith::MulIOp>(def))
+    return false;
+  Value lhs = def->getOperand(0), rhs = def->getOperand(1);
+  if (isa<arith::MulIOp>(def)) {
+    auto nonZero = [](Value v) {
+      std::optional<int64_t> c = getConstantIntValue(v);
+      return c && *c != 0;
+    };
+    return (followsInductionVar(lhs, loop) && nonZero(rhs)) ||
+           (followsInductionVar(rhs, loop) && nonZero(lhs));
+  }
+  return (followsInductionVar(lhs, loop) && loop.isDefinedOutsideOfLoop(rhs)) ||
+         (!isa<arith::SubIOp>(def) && followsInductionVar(rhs, loop) &&
+          loop.isDefinedOutsideOfLoop(lhs));
+}
+
+/// Whether every store in `loop` (nested loops included) writes an element
+/// chosen by the loop's own iteration, so iterations never write one
+/// location twice and may run on different threads.
+bool writesDistinctElements(scf::ForOp loop) {
+  WalkResult walk = loop.getBody()->walk([&](memref::StoreOp store) {
+    return llvm::any_of(
+               store.getIndices(),
+               [&](Value index) { return followsInductionVar(index, loop); })
+               ? WalkResult::advance()
+               : WalkResult::interrupt();
+  });
+  return !walk.wasInterrupted();
+}
+
 TypedAttr identityOf(gpu::AllReduceOperation kind, Type type) {
   if (auto floatType = dyn_cast<FloatType>(type)) {
     const llvm::fltSemantics &sem = floatType.getFloatSemantics();
@@ -278,17 +315,17 @@ private:
   LogicalResult mapRowOp(Operation &op, IRMapping &mapping) {
     Location loc = op.getLoc();
     if (auto inner = dyn_cast<scf::ForOp>(op)) {
-      if (inner.getNumResults() != 0) {
-        // A sequential recurrence over the row: one thread runs it.
-        Operation *clone = nullptr;
-        onFirstThread(loc, [&] { clone = b.clone(op, mapping); });
-        return clone->use_empty()
-                   ? success()
-                   : op.emitOpError("yields values; cannot map it to a GPU "
-                                    "block");
-      }
+      if (!op.use_empty())
+        return op.emitOpError("yields values used after it; cannot map it to "
+                              "a GPU block");
       if (std::optional<RowReduction> reduction = matchRowReduction(inner))
         return mapReduction(inner, *reduction, mapping);
+      if (inner.getNumResults() != 0 || !writesDistinctElements(inner)) {
+        // Iterations may write one location (a recurrence, a reduction over
+        // several loops): one thread runs the loop, in order.
+        onFirstThread(loc, [&] { b.clone(op, mapping); });
+        return success();
+      }
       // Iterations are independent (each writes its own element): stride
       // them over the threads.
       Value start = arith::AddIOp::create(

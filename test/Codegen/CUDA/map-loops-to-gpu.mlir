@@ -104,3 +104,41 @@ func.func @softmax(%x: memref<64x128xf32>, %y: memref<64x128xf32>) {
   memref.dealloc %sum : memref<64xf32>
   return
 }
+
+// -----
+
+// A reduction over two loops (a global pooling over H and W) writes one
+// cell from every iteration of the outer loop: it runs on thread 0, never
+// strided over threads that would race on the cell.
+// CHECK-LABEL: func.func @pooled
+// CHECK: gpu.launch
+// CHECK: %[[FIRST:.*]] = arith.cmpi eq
+// CHECK: scf.if %[[FIRST]] {
+// CHECK-NEXT: memref.store
+// CHECK: gpu.barrier
+// CHECK: %[[FIRST2:.*]] = arith.cmpi eq
+// CHECK: scf.if %[[FIRST2]] {
+// CHECK-NEXT: scf.for %{{.*}} = %c0 to %c8 step %c1 {
+// CHECK-NEXT: scf.for %{{.*}} = %c0 to %c8 step %c1 {
+// CHECK: gpu.barrier
+// CHECK-NOT: gpu.all_reduce
+func.func @pooled(%x: memref<4x8x8xf32>, %y: memref<4xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %c8 = arith.constant 8 : index
+  %zero = arith.constant 0.0 : f32
+  scf.parallel (%n) = (%c0) to (%c4) step (%c1) {
+    memref.store %zero, %y[%n] : memref<4xf32>
+    scf.for %h = %c0 to %c8 step %c1 {
+      scf.for %w = %c0 to %c8 step %c1 {
+        %v = memref.load %x[%n, %h, %w] : memref<4x8x8xf32>
+        %s = memref.load %y[%n] : memref<4xf32>
+        %t = arith.addf %v, %s : f32
+        memref.store %t, %y[%n] : memref<4xf32>
+      }
+    }
+    scf.reduce
+  }
+  return
+}
