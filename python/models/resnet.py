@@ -5,6 +5,17 @@ import torch
 from torch import nn
 
 
+def randomize_batch_norms(model):
+    """Non-trivial BatchNorm state: fresh batch norms are almost the identity in eval mode."""
+    for m in model.modules():
+        if isinstance(m, nn.BatchNorm2d):
+            with torch.no_grad():
+                m.weight.uniform_(0.5, 1.5)
+                m.bias.normal_(0.0, 0.1)
+                m.running_mean.normal_(0.0, 0.1)
+                m.running_var.uniform_(0.5, 1.5)
+
+
 class BasicBlock(nn.Module):
     def __init__(self, cin, cout, stride=1):
         super().__init__()
@@ -35,14 +46,7 @@ class ResNet(nn.Module):
         self.avgpool = nn.AdaptiveAvgPool2d(1)
         self.flatten = nn.Flatten(1)
         self.fc = nn.Linear(32, num_classes)
-        # Non-trivial BatchNorm state (fresh BN is almost the identity in eval mode).
-        for m in self.modules():
-            if isinstance(m, nn.BatchNorm2d):
-                with torch.no_grad():
-                    m.weight.uniform_(0.5, 1.5)
-                    m.bias.normal_(0.0, 0.1)
-                    m.running_mean.normal_(0.0, 0.1)
-                    m.running_var.uniform_(0.5, 1.5)
+        randomize_batch_norms(self)
 
     def forward(self, x):
         x = self.relu(self.bn1(self.conv1(x)))

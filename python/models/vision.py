@@ -8,15 +8,19 @@ channel shuffles, hard-swish, NHWC layer norms, dense concatenations,
 stochastic depth and dropout in eval mode). Every model takes [N, 3, 64, 64]
 images and returns [N, 10] logits.
 
-build(name, seed, fresh_norms) returns the model: with fresh_norms the batch
-norms keep PyTorch's initial state (weight 1, bias 0, mean 0, var 1), whose
-equal values PyTorch's ONNX exporter merges into shared initializers, as in
-an exported untrained torchvision model.
+build(name, seed) returns the model in eval mode, its batch norms given
+non-trivial statistics (fresh ones are almost the identity).
 """
+
+import os
+import sys
 
 import torch
 from torch import nn
 from torch.nn import functional as F
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import resnet  # noqa: E402
 
 NUM_CLASSES = 10
 
@@ -386,16 +390,8 @@ MODELS = {
 }
 
 
-def build(name, seed=0, fresh_norms=False):
+def build(name, seed=0):
     torch.manual_seed(seed)
     model = MODELS[name]()
-    if not fresh_norms:
-        # Non-trivial statistics: fresh batch norms are almost the identity in eval mode.
-        for m in model.modules():
-            if isinstance(m, nn.BatchNorm2d):
-                with torch.no_grad():
-                    m.weight.uniform_(0.5, 1.5)
-                    m.bias.normal_(0.0, 0.1)
-                    m.running_mean.normal_(0.0, 0.1)
-                    m.running_var.uniform_(0.5, 1.5)
+    resnet.randomize_batch_norms(model)
     return model.eval()
