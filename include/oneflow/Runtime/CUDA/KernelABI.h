@@ -1,0 +1,78 @@
+//===- KernelABI.h - What CUDA plans' host code calls -----------*- C++ -*-===//
+//
+// A CUDA plan's kernels.so holds, per KERNEL task, host code that enqueues
+// the task's work on the stream of the thread running the task: GPU kernel
+// launches (from the plan's fatbin), library calls (cuBLASLt products,
+// cuDNN convolutions) and scratch allocations. It calls only the functions
+// below, which oneflow-run exports (resolved when kernels.so is loaded).
+// Buffers are device addresses passed as int64; every buffer is contiguous
+// and row-major. The functions never block the host on the device: errors
+// are kept in the calling thread's task context and reported by the
+// runtime once the kernel entry returns.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef ONEFLOW_RUNTIME_CUDA_KERNELABI_H
+#define ONEFLOW_RUNTIME_CUDA_KERNELABI_H
+
+#include <cstdint>
+
+#define ONEFLOW_CUDA_ABI extern "C" __attribute__((visibility("default")))
+
+/// Launches GPU kernel number `kernel` (Plan.gpu_kernels[kernel], a function
+/// of the plan's fatbin) with `numArgs` parameters of 8 bytes each: a
+/// buffer's address, an index, or a 4-byte value in the low bytes.
+ONEFLOW_CUDA_ABI void oneflow_cuda_launch(int64_t kernel, int64_t gridX,
+                                          int64_t gridY, int64_t gridZ,
+                                          int64_t blockX, int64_t blockY,
+                                          int64_t blockZ, int64_t sharedBytes,
+                                          int64_t *args, int64_t numArgs);
+
+/// Scratch device memory for the rest of the task, ordered on its stream
+/// (what `malloc`/`free` in a CPU kernel are); 256-byte aligned.
+ONEFLOW_CUDA_ABI void *oneflow_cuda_alloc(int64_t bytes);
+ONEFLOW_CUDA_ABI void oneflow_cuda_free(void *pointer);
+
+/// The CPU kernel library's products and convolutions (lib/Kernels), same
+/// arguments, on the device: cuBLASLt and cuDNN. `_acc` products add onto
+/// the output's contents (beta = 1).
+#define ONEFLOW_CUDA_GEMM_ABI(SUFFIX)                                          \
+  ONEFLOW_CUDA_ABI void oneflow_cuda_gemm_##SUFFIX(                           \
+      int64_t a, int64_t b, int64_t c, int64_t m, int64_t n, int64_t k,        \
+      int64_t transposeA, int64_t transposeB);                                 \
+  ONEFLOW_CUDA_ABI void oneflow_cuda_batch_gemm_##SUFFIX(                     \
+      int64_t a, int64_t b, int64_t c, int64_t batch, int64_t m, int64_t n,    \
+      int64_t k, int64_t transposeA, int64_t transposeB, int64_t strideA,      \
+      int64_t strideB);
+ONEFLOW_CUDA_GEMM_ABI(f32)
+ONEFLOW_CUDA_GEMM_ABI(f64)
+ONEFLOW_CUDA_GEMM_ABI(acc_f32)
+ONEFLOW_CUDA_GEMM_ABI(acc_f64)
+#undef ONEFLOW_CUDA_GEMM_ABI
+
+/// Products with a cuBLASLt epilogue: c = act(op(a) op(b) + bias), bias one
+/// value per column of c (n values), act none / relu / gelu (tanh form, as
+/// CUBLASLT_EPILOGUE_GELU_BIAS computes it). batch products broadcast the
+/// bias over the batch.
+#define ONEFLOW_CUDA_EPILOGUE_ABI(SUFFIX)                                      \
+  ONEFLOW_CUDA_ABI void oneflow_cuda_gemm_##SUFFIX(                           \
+      int64_t a, int64_t b, int64_t bias, int64_t c, int64_t m, int64_t n,     \
+      int64_t k, int64_t transposeA, int64_t transposeB);
+ONEFLOW_CUDA_EPILOGUE_ABI(bias_f32)
+ONEFLOW_CUDA_EPILOGUE_ABI(bias_relu_f32)
+ONEFLOW_CUDA_EPILOGUE_ABI(bias_gelu_f32)
+#undef ONEFLOW_CUDA_EPILOGUE_ABI
+
+#define ONEFLOW_CUDA_CONV_ABI(NAME)                                            \
+  ONEFLOW_CUDA_ABI void oneflow_cuda_##NAME(                                  \
+      int64_t x, int64_t w, int64_t bias, int64_t y, int64_t n, int64_t c,     \
+      int64_t h, int64_t wd, int64_t k, int64_t r, int64_t s, int64_t oh,      \
+      int64_t ow, int64_t strideH, int64_t strideW, int64_t padH,              \
+      int64_t padW, int64_t dilationH, int64_t dilationW, int64_t groups);
+ONEFLOW_CUDA_CONV_ABI(conv2d_f32)
+ONEFLOW_CUDA_CONV_ABI(conv2d_f64)
+ONEFLOW_CUDA_CONV_ABI(conv_transpose2d_f32)
+ONEFLOW_CUDA_CONV_ABI(conv_transpose2d_f64)
+#undef ONEFLOW_CUDA_CONV_ABI
+
+#endif // ONEFLOW_RUNTIME_CUDA_KERNELABI_H
