@@ -228,6 +228,17 @@ prepareKernels(ModuleOp module, const EmitPlanOptions &options,
   return graphs;
 }
 
+static void printCudaReport(llvm::raw_ostream &os,
+                            const CudaKernelsReport &report, StringRef fatbin) {
+  os << "cuda: " << report.launches << " GPU kernels from " << report.kernels
+     << " kernels; " << report.hostCalls << " library calls; " << fatbin
+     << "\n";
+  for (const CudaArchReport &arch : report.archs)
+    os << "cuda " << arch.arch << ": at most " << arch.maxRegisters
+       << " registers per thread, " << arch.spillingEntries
+       << " kernels spill\n";
+}
+
 LogicalResult mlir::oneflow::emitCudaKernels(ModuleOp module,
                                              const EmitPlanOptions &options,
                                              const CudaKernelsOptions &cuda) {
@@ -241,22 +252,15 @@ LogicalResult mlir::oneflow::emitCudaKernels(ModuleOp module,
   llvm::SmallString<256> path(options.outputDir);
   llvm::sys::path::append(path, "kernels.fatbin");
   std::string temp = (path + ".tmp").str();
-  FailureOr<CudaKernelsReport> report = compileCudaKernels(module, temp, cuda);
+  FailureOr<CudaKernelsReport> report =
+      compileCudaKernels(module, temp, "", cuda);
   if (failed(report))
     return failure();
   if (std::error_code ec = llvm::sys::fs::rename(temp, path))
     return emitError(loc) << "cannot move the fatbin into place: "
                           << ec.message();
-  if (options.report) {
-    llvm::raw_ostream &os = *options.report;
-    os << "cuda: " << report->launches << " GPU kernels from "
-       << report->kernels << " kernels; " << report->hostCalls
-       << " library calls left on the host; " << path << "\n";
-    for (const CudaArchReport &arch : report->archs)
-      os << "cuda " << arch.arch << ": at most " << arch.maxRegisters
-         << " registers per thread, " << arch.spillingEntries
-         << " kernels spill\n";
-  }
+  if (options.report)
+    printCudaReport(*options.report, *report, path);
   return success();
 }
 
@@ -287,8 +291,28 @@ LogicalResult mlir::oneflow::emitPlan(ModuleOp module,
   };
   std::string library = pathOf(built->plan.kernel_library());
   std::string tempLibrary = library + ".tmp";
-  if (failed(compileKernels(module, tempLibrary)))
-    return failure();
+  if (options.cuda) {
+    // A CUDA plan: the GPU functions in a fatbin, their host code in
+    // kernels.so.
+    built->plan.set_device("cuda");
+    built->plan.set_gpu_binary("kernels.fatbin");
+    std::string fatbin = pathOf(built->plan.gpu_binary());
+    FailureOr<CudaKernelsReport> report =
+        compileCudaKernels(module, fatbin + ".tmp", tempLibrary, *options.cuda);
+    if (failed(report))
+      return failure();
+    if (std::error_code ec = llvm::sys::fs::rename(fatbin + ".tmp", fatbin))
+      return emitError(loc)
+             << "cannot move the fatbin into place: " << ec.message();
+    for (const std::string &name : report->gpuKernels)
+      built->plan.add_gpu_kernels(name);
+    if (options.report)
+      printCudaReport(*options.report, *report, fatbin);
+  } else {
+    built->plan.set_device("cpu");
+    if (failed(compileKernels(module, tempLibrary)))
+      return failure();
+  }
   if (std::error_code ec = llvm::sys::fs::rename(tempLibrary, library))
     return emitError(loc) << "cannot move the kernel library into place: "
                           << ec.message();

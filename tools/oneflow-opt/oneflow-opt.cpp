@@ -331,11 +331,6 @@ static int compileToPlan(llvm::StringRef input, llvm::StringRef outputDir,
     llvm::errs() << "error: --emit=cuda-kernels needs --device=cuda[:sm_XX]\n";
     return 1;
   }
-  if (device == "cuda" && !cudaKernelsOnly) {
-    llvm::errs() << "error: --emit=plan compiles CPU kernels; plans for "
-                    "--device=cuda are not emitted by this version\n";
-    return 1;
-  }
   OwningOpRef<ModuleOp> module;
   module = loadModule(input, context, sourceMgr);
   if (!module)
@@ -370,14 +365,16 @@ static int compileToPlan(llvm::StringRef input, llvm::StringRef outputDir,
     options.sourceModel = input.str();
   options.fuse = !fusionDisabled();
   options.report = &llvm::errs();
-  if (cudaKernelsOnly) {
+  if (device == "cuda") {
     oneflow::CudaKernelsOptions cuda;
     if (const char *root = std::getenv("ONEFLOW_CUDA_ROOT"))
       cuda.toolkit = root;
     // An explicit architecture: its cubin and its PTX.
     if (llvm::StringRef(deviceOption).contains(':'))
       cuda.archs = {llvm::StringRef(deviceOption).split(':').second.str()};
-    return failed(oneflow::emitCudaKernels(*module, options, cuda)) ? 1 : 0;
+    if (cudaKernelsOnly)
+      return failed(oneflow::emitCudaKernels(*module, options, cuda)) ? 1 : 0;
+    options.cuda = cuda;
   }
   return failed(oneflow::emitPlan(*module, options)) ? 1 : 0;
 }

@@ -7,6 +7,7 @@
 #include "llvm/ADT/SmallVector.h"
 
 #include <string>
+#include <vector>
 
 namespace mlir {
 namespace oneflow {
@@ -35,12 +36,19 @@ struct CudaKernelsReport {
   /// host (library calls: products, convolutions).
   int64_t kernels = 0, launches = 0, hostCalls = 0;
   llvm::SmallVector<CudaArchReport> archs;
+  /// The GPU functions, numbered as the host code launches them.
+  std::vector<std::string> gpuKernels;
 };
 
 /// Compiles the loop nests of the kernel functions of `module` for NVIDIA
-/// GPUs into one fatbin at `fatbinPath` (a cubin per architecture and PTX).
+/// GPUs into one fatbin at `fatbinPath` (a cubin per architecture and PTX)
+/// and, unless `hostLibraryPath` is empty, their host code (launches,
+/// library calls, scratch allocations through oneflow-run's CUDA ABI) into
+/// the shared library `hostLibraryPath`, each kernel exported as
+/// `void <name>(void **args)` taking device buffers.
 FailureOr<CudaKernelsReport>
 compileCudaKernels(ModuleOp module, llvm::StringRef fatbinPath,
+                   llvm::StringRef hostLibraryPath,
                    const CudaKernelsOptions &options);
 
 } // namespace oneflow

@@ -172,4 +172,49 @@ def MapLoopsToGPU : Pass<"oneflow-map-loops-to-gpu", "::mlir::func::FuncOp"> {
                            "::mlir::scf::SCFDialect"];
 }
 
+def PrepareLoopsForGPU : Pass<"oneflow-prepare-loops-for-gpu",
+                              "::mlir::func::FuncOp"> {
+  let summary = "Give a kernel's loops the shape oneflow-map-loops-to-gpu maps";
+  let description = [{
+    Before the GPU mapping: memref.copy becomes an elementwise parallel
+    nest, and a top-level nest of scf.for around one scf.parallel (a
+    reduction over leading dimensions into a vector, e.g. a bias gradient)
+    is interchanged into a parallel loop over scf.for loops when the
+    parallel iterations touch disjoint elements of every buffer they write,
+    so each column becomes a row nest.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::memref::MemRefDialect",
+                           "::mlir::scf::SCFDialect"];
+}
+
+def MoveHostWorkToGPU : Pass<"oneflow-move-host-work-to-gpu",
+                             "::mlir::func::FuncOp"> {
+  let summary = "Leave the host only launches, library calls and allocations";
+  let description = [{
+    After oneflow-map-loops-to-gpu, buffers live on the device: a launch
+    that captures a scalar the host computes from buffers recomputes it in
+    its body, constant globals it reads move into it (outlining copies them
+    into the GPU module), and every other run of host ops that reads or
+    writes buffers becomes a launch of one thread.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::gpu::GPUDialect"];
+}
+
+def GpuLaunchesToRuntimeCalls : Pass<"oneflow-gpu-launches-to-runtime-calls",
+                                     "::mlir::ModuleOp"> {
+  let summary = "Host code of CUDA kernels: calls of oneflow-run's CUDA ABI";
+  let description = [{
+    After gpu-module-to-binary: each gpu.launch_func becomes a call of
+    oneflow_cuda_launch with the kernel's index in the module's
+    `oneflow.gpu_kernels` list and its arguments as 8-byte slots; product
+    and convolution library calls become their oneflow_cuda_ versions
+    (other library calls are errors); the GPU binary is dropped.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::func::FuncDialect",
+                           "::mlir::memref::MemRefDialect"];
+}
+
 #endif // ONEFLOW_CODEGEN_PASSES_TD

@@ -14,6 +14,7 @@
 
 #include "mlir/IR/BuiltinOps.h"
 
+#include <optional>
 #include <string>
 
 namespace mlir {
@@ -29,15 +30,17 @@ struct EmitPlanOptions {
   bool fuse = true;
   /// Where to print the kernel count and what fusion saved; null: nowhere.
   llvm::raw_ostream *report = nullptr;
+  /// Compile the kernels for NVIDIA GPUs (a CUDA plan) instead of the CPU.
+  std::optional<CudaKernelsOptions> cuda;
 };
 
 /// Outlines the kernels of @main (when not done yet), compiles them and writes
 /// the plan. Reports failures as diagnostics.
 LogicalResult emitPlan(ModuleOp module, const EmitPlanOptions &options);
 
-/// Like emitPlan up to the kernels, then compiles them for NVIDIA GPUs into
-/// `kernels.fatbin` in the output directory (no plan: the CUDA runtime is
-/// not built yet); the report gives launches, registers and spills.
+/// Like emitPlan up to the kernels, then compiles only their GPU side into
+/// `kernels.fatbin` in the output directory (no plan); the report gives
+/// launches, registers and spills.
 LogicalResult emitCudaKernels(ModuleOp module, const EmitPlanOptions &options,
                               const CudaKernelsOptions &cuda);
 

@@ -11,12 +11,16 @@
 //===----------------------------------------------------------------------===//
 
 #include "oneflow/Codegen/KernelCompiler.h"
+#include "../HostObject.h"
 #include "../KernelExtraction.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/IR/Builders.h"
+#include "mlir/IR/SymbolTable.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
@@ -49,6 +53,13 @@ static void mergeGpuModules(ModuleOp module) {
          llvm::make_early_inc_range(gpuModule.getBodyRegion().front())) {
       if (auto func = dyn_cast<gpu::GPUFuncOp>(op))
         func.setName(gpuModule.getName());
+      // Outlining copied the constant globals a kernel reads into its
+      // module: one copy of each is enough.
+      if (auto global = dyn_cast<memref::GlobalOp>(op))
+        if (SymbolTable::lookupSymbolIn(merged, global.getSymName())) {
+          op.erase();
+          continue;
+        }
       op.moveBefore(&body, body.end());
     }
     gpuModule.erase();
@@ -110,8 +121,67 @@ static void readPtxasReport(StringRef log, CudaArchReport &report) {
   }
 }
 
+/// The host side of the kernels, once the GPU module is a binary: calls of
+/// the runtime's CUDA ABI, lowered to LLVM like the CPU kernels' host code,
+/// with scratch allocations on the device.
+static constexpr llvm::StringLiteral kHostToLLVMPipeline =
+    "oneflow-gpu-launches-to-runtime-calls,"
+    "lower-affine,"
+    "expand-strided-metadata,"
+    "finalize-memref-to-llvm,"
+    "convert-scf-to-cf,"
+    "convert-math-to-llvm,"
+    "convert-arith-to-llvm,"
+    "convert-index-to-llvm,"
+    "convert-func-to-llvm{use-bare-ptr-memref-call-conv},"
+    "convert-cf-to-llvm,"
+    "reconcile-unrealized-casts";
+
+/// Points the host code's malloc/free (from memref.alloc/dealloc) at the
+/// runtime's stream-ordered device allocator.
+static LogicalResult allocateOnDevice(ModuleOp module) {
+  for (auto [host, device] :
+       {std::pair<StringRef, StringRef>{"malloc", "oneflow_cuda_alloc"},
+        {"free", "oneflow_cuda_free"}}) {
+    auto func = module.lookupSymbol<LLVM::LLVMFuncOp>(host);
+    if (!func)
+      continue;
+    if (failed(SymbolTable::replaceAllSymbolUses(
+            func, StringAttr::get(module.getContext(), device), module)))
+      return module.emitError() << "cannot redirect " << host;
+    func.setSymName(device);
+  }
+  if (module.lookupSymbol("aligned_alloc"))
+    return module.emitError()
+           << "host code uses aligned_alloc, which has no device version";
+  return success();
+}
+
+static LogicalResult compileHostCode(ModuleOp module, Operation *anchor,
+                                     ArrayRef<std::string> names,
+                                     StringRef libraryPath,
+                                     CudaKernelsReport &report) {
+  if (failed(runKernelPipeline(module, kHostToLLVMPipeline, anchor)))
+    return failure();
+  auto kernels = module->getAttrOfType<ArrayAttr>("oneflow.gpu_kernels");
+  if (!kernels)
+    return anchor->emitError() << "the host code names no GPU kernels";
+  for (Attribute name : kernels)
+    report.gpuKernels.push_back(cast<StringAttr>(name).str());
+  if (failed(allocateOnDevice(module)) || failed(addEntryPoints(module, names)))
+    return failure();
+  std::string objectPath = (libraryPath + ".o").str();
+  if (failed(emitHostObject(module, objectPath)))
+    return failure();
+  LogicalResult linked =
+      linkSharedLibrary(anchor->getLoc(), objectPath, libraryPath, {});
+  llvm::sys::fs::remove(objectPath);
+  return linked;
+}
+
 FailureOr<CudaKernelsReport>
 mlir::oneflow::compileCudaKernels(ModuleOp source, StringRef fatbinPath,
+                                  StringRef hostLibraryPath,
                                   const CudaKernelsOptions &options) {
   MLIRContext *context = source.getContext();
   context->loadDialect<gpu::GPUDialect, NVVM::NVVMDialect>();
@@ -131,7 +201,9 @@ mlir::oneflow::compileCudaKernels(ModuleOp source, StringRef fatbinPath,
       failed(runKernelPipeline(*module,
                                "convert-linalg-to-parallel-loops,"
                                "oneflow-fuse-row-loops,"
-                               "func.func(oneflow-map-loops-to-gpu),"
+                               "func.func(oneflow-prepare-loops-for-gpu,"
+                               "oneflow-map-loops-to-gpu,"
+                               "oneflow-move-host-work-to-gpu),"
                                "gpu-kernel-outlining",
                                anchor)))
     return failure();
@@ -193,7 +265,9 @@ mlir::oneflow::compileCudaKernels(ModuleOp source, StringRef fatbinPath,
       images.push_back("--image3=kind=ptx,sm=" + number.str() + ",file=" + ptx);
   }
   std::string create = "--create=" + base;
-  SmallVector<StringRef> args = {fatbinary, "-64", create};
+  // PTX stays uncompressed: the driver JIT-compiles it either way, and the
+  // runtime's tests read the entry parameters from it.
+  SmallVector<StringRef> args = {fatbinary, "-64", "--compress=false", create};
   for (const std::string &image : images)
     args.push_back(image);
   std::string log;
@@ -201,6 +275,9 @@ mlir::oneflow::compileCudaKernels(ModuleOp source, StringRef fatbinPath,
   for (const std::string &file : files)
     llvm::sys::fs::remove(file);
   if (failed(packed))
+    return failure();
+  if (!hostLibraryPath.empty() &&
+      failed(compileHostCode(*module, anchor, names, hostLibraryPath, report)))
     return failure();
   return report;
 }
