@@ -222,6 +222,33 @@ TEST_F(NcclCollectives, AllReduce) {
     }
 }
 
+/// f16 sums run in f32 and are rounded once: on 3 ranks 2048 + 1 + 1 is
+/// 2050 (exact in f16), where rounding after each step would give 2048.
+TEST_F(NcclCollectives, HalfSumsAreRoundedOnce) {
+  std::vector<int> all;
+  for (int r = 0; r < worldSize(); ++r)
+    all.push_back(r);
+  plan::Collective c;
+  c.set_kind(plan::Collective::ALL_REDUCE);
+  for (int r : all)
+    c.add_group(r);
+  plan::TensorDesc desc = makeDesc(plan::F16, {2});
+  std::vector<uint16_t> in(2, floatToHalf(worldRank() == 0 ? 2048.0f : 1.0f));
+  std::vector<uint16_t> out(2);
+  HostDeviceOps ops;
+  Status s = runCollective(c, &desc, &desc, devicePtr(in.data()),
+                           devicePtr(out.data()),
+                           *comms->find(NcclGroup{false, all}), nullptr, ops);
+  ASSERT_TRUE(s.ok()) << s.message();
+  // The exact sum 2047 + ranks, rounded once (2 ranks: 2049 -> 2048).
+  EXPECT_EQ(halfToFloat(out[0]),
+            halfToFloat(floatToHalf(2047.0f + worldSize())));
+  if (worldSize() == 3) {
+    EXPECT_EQ(halfToFloat(out[1]), 2050.0f);
+  }
+  EXPECT_EQ(ops.conversions, 2);
+}
+
 TEST_F(NcclCollectives, AllGatherAlongEveryAxis) {
   for (const std::vector<int> &group : collectiveGroups())
     for (plan::DataType dtype : kAll)
