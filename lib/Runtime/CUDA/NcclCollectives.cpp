@@ -290,6 +290,15 @@ Status runCollective(const plan::Collective &collective,
     return makeError(collectiveKindName(collective.kind()),
                      " given the NCCL communicator of ",
                      comm.group().describe());
+  // A transfer on the other direction's communicator would wait forever.
+  const int peer = collective.peer();
+  if ((collective.kind() == plan::Collective::SEND &&
+       (comm.rank() != 0 || comm.group().ranks[1] != peer)) ||
+      (collective.kind() == plan::Collective::RECV &&
+       (comm.rank() != 1 || comm.group().ranks[0] != peer)))
+    return makeError(collectiveKindName(collective.kind()), " with peer ", peer,
+                     " given the NCCL communicator of ",
+                     comm.group().describe());
   Expected<CollectiveLayout> layout =
       validateNcclCollective(collective, inDesc, outDesc, comm.size());
   if (!layout.ok())

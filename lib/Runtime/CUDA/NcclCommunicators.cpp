@@ -90,12 +90,14 @@ NcclCommunicators::create(std::shared_ptr<const Nccl> library,
     if (rc != MPI_SUCCESS)
       return makeError("broadcasting the NCCL id of ", group.describe(),
                        " failed (MPI error ", rc, ")");
-    auto it = std::find(group.ranks.begin(), group.ranks.end(), rank);
-    if (it == group.ranks.end())
-      continue;
+    // Every rank sees every flag: all fail alike, so nobody is left
+    // waiting in ncclCommInitRank for a rank that gave up.
     if (!message.ok && failure.ok())
       failure = makeError("rank ", root, " could not make the NCCL id of ",
                           group.describe());
+    auto it = std::find(group.ranks.begin(), group.ranks.end(), rank);
+    if (it == group.ranks.end())
+      continue;
     mine.push_back({&group, int(it - group.ranks.begin()), message.id});
   }
   if (!failure.ok())

@@ -405,6 +405,24 @@ TEST_F(NcclCollectives, TheTaskNeedsItsGroupsCommunicator) {
   s = runCollective(c, &desc, nullptr, 16, 0, *comms->find(all), nullptr, ops);
   EXPECT_EQ(s.message(),
             "SEND given the NCCL communicator of " + all.describe());
+  // A SEND on the communicator of the other direction.
+  if (worldRank() > 1)
+    return;
+  const int peer = 1 - worldRank();
+  NcclGroup reverse{true, {peer, worldRank()}};
+  s = runCollective(c, &desc, nullptr, 16, 0, *comms->find(reverse), nullptr,
+                    ops);
+  EXPECT_EQ(s.message(), "SEND with peer " + std::to_string(peer) +
+                             " given the NCCL communicator of " +
+                             reverse.describe());
+  // A RECV on the communicator of its own direction's opposite.
+  c.set_kind(plan::Collective::RECV);
+  NcclGroup forward{true, {worldRank(), peer}};
+  s = runCollective(c, nullptr, &desc, 0, 16, *comms->find(forward), nullptr,
+                    ops);
+  EXPECT_EQ(s.message(), "RECV with peer " + std::to_string(peer) +
+                             " given the NCCL communicator of " +
+                             forward.describe());
 }
 
 } // namespace

@@ -158,6 +158,28 @@ TEST(NcclCommunicators, EveryMemberOfAGroupGetsItsRootsId) {
   EXPECT_EQ(myCalls.back(), "ncclGroupEnd");
 }
 
+/// Rank 0 cannot make the id of its group: every rank fails, members or
+/// not, instead of waiting for a communicator that never comes.
+TEST(NcclCommunicators, AFailedIdFailsEveryRank) {
+  NcclGroup all, last{false, {worldSize() - 1}};
+  for (int r = 0; r < worldSize(); ++r)
+    all.ranks.push_back(r);
+  Expected<std::unique_ptr<NcclCommunicators>> comms = [&] {
+    ScopedEnv failing("ONEFLOW_NCCL_STANDIN_FAIL",
+                      worldRank() == 0 ? "ncclGetUniqueId" : nullptr);
+    return NcclCommunicators::create(standInNccl(), {all, last}, worldRank());
+  }();
+  ASSERT_FALSE(comms.ok());
+  if (worldRank() == 0)
+    EXPECT_EQ(comms.error().message(),
+              "ncclGetUniqueId for " + all.describe() +
+                  " failed: internal error (injected failure of "
+                  "ncclGetUniqueId)");
+  else
+    EXPECT_EQ(comms.error().message(),
+              "rank 0 could not make the NCCL id of " + all.describe());
+}
+
 TEST(NcclCommunicators, NoGroupsNoCommunicators) {
   Expected<std::unique_ptr<NcclCommunicators>> comms =
       NcclCommunicators::create(standInNccl(), {}, worldRank());

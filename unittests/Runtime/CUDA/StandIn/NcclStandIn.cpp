@@ -395,6 +395,9 @@ STANDIN_API const char *ncclGetLastError(ncclComm_t) {
 }
 
 STANDIN_API ncclResult_t ncclGetUniqueId(ncclUniqueId *id) {
+  const char *failing = std::getenv("ONEFLOW_NCCL_STANDIN_FAIL");
+  if (failing && std::strcmp(failing, "ncclGetUniqueId") == 0)
+    return fail(ncclInternalError, "injected failure of ncclGetUniqueId");
   static std::mt19937_64 random{std::random_device()()};
   std::memset(id->internal, 0, sizeof(id->internal));
   for (int i = 0; i < 16; i += 8) {
