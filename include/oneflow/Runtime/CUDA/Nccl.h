@@ -164,7 +164,7 @@ public:
   /// every rank (MPI_Bcast, root = that member); then this rank creates its
   /// communicators (ncclCommInitRank, all inside one ncclGroupStart/End, as
   /// NCCL requires for several communicators from one thread). A root
-  /// whose ncclGetUniqueId fails makes every member fail, not hang.
+  /// whose ncclGetUniqueId fails makes every rank fail, none wait.
   static Expected<std::unique_ptr<NcclCommunicators>>
   create(std::shared_ptr<const Nccl> library,
          const std::vector<NcclGroup> &groups, int rank);
