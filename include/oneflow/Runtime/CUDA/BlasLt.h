@@ -1,0 +1,66 @@
+//===- BlasLt.h - Matrix products on a stream through cuBLASLt --*- C++ -*-===//
+//
+// One BlasLt per stream: a cuBLASLt handle (libcublasLt.so.13, dlopen'd), a
+// workspace, and per product shape the descriptors and the algorithm the
+// heuristic chose, built once. Operands are row-major like the CPU kernel
+// library's; f32 runs with CUBLAS_COMPUTE_32F (exact fp32, unless
+// ONEFLOW_CUDA_TF32=1 allows TF32), f64 with CUBLAS_COMPUTE_64F.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef ONEFLOW_RUNTIME_CUDA_BLASLT_H
+#define ONEFLOW_RUNTIME_CUDA_BLASLT_H
+
+#include "oneflow/Runtime/CUDA/Device.h"
+
+namespace oneflow {
+namespace runtime {
+namespace cuda {
+
+enum class DType { F32, F64 };
+
+/// What is applied to the product: bias is one value per column of the
+/// row-major result, added before the activation (gelu in tanh form).
+enum class Epilogue { None, Bias, BiasRelu, BiasGelu };
+
+/// c[batch][m, n] = act(op(a) op(b) + bias) (+ c when `accumulate`); op
+/// transposes when the flag is set. Batches are `strideA` / `strideB`
+/// elements apart (0: one operand shared by every batch), c's m * n apart.
+struct MatmulShape {
+  DType dtype = DType::F32;
+  int64_t m = 0, n = 0, k = 0;
+  bool transposeA = false, transposeB = false;
+  int64_t batch = 1, strideA = 0, strideB = 0;
+  Epilogue epilogue = Epilogue::None;
+  bool accumulate = false;
+
+  bool operator<(const MatmulShape &other) const;
+};
+
+class BlasLt {
+public:
+  /// The library (loaded once per process), a handle and the workspace.
+  static Expected<std::unique_ptr<BlasLt>> create(const Device &device,
+                                                  Stream stream);
+  ~BlasLt();
+  BlasLt(const BlasLt &) = delete;
+  BlasLt &operator=(const BlasLt &) = delete;
+
+  /// Enqueues the product on the stream; `bias` only with an epilogue.
+  Status matmul(const MatmulShape &shape, DevicePtr a, DevicePtr b, DevicePtr c,
+                DevicePtr bias = 0);
+
+  static constexpr size_t kWorkspaceBytes = 32 << 20;
+
+  struct Impl;
+
+private:
+  explicit BlasLt(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl;
+};
+
+} // namespace cuda
+} // namespace runtime
+} // namespace oneflow
+
+#endif // ONEFLOW_RUNTIME_CUDA_BLASLT_H

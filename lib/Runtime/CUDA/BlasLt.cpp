@@ -1,0 +1,350 @@
+//===- BlasLt.cpp - Matrix products on a stream through cuBLASLt ----------===//
+//
+// cuBLASLt is column-major; our operands are row-major. A row-major [r, c]
+// matrix is the column-major [c, r] one, so c = op(a) op(b) is computed as
+// c^T = op(b)^T op(a)^T: cuBLASLt's A is our b, its B our a, and its D
+// (n rows, m columns) is our row-major c. The epilogue's bias, one value
+// per row of D, is then one per column of c, as the ABI wants.
+//
+//===----------------------------------------------------------------------===//
+
+#include "oneflow/Runtime/CUDA/BlasLt.h"
+
+#include "CublasLtApi.h"
+#include "Driver.h"
+
+#include <cstdlib>
+#include <cstring>
+#include <map>
+#include <mutex>
+#include <tuple>
+
+namespace oneflow {
+namespace runtime {
+namespace cuda {
+
+namespace {
+
+struct CublasLt {
+  ONEFLOW_CUBLASLT_FUNCTIONS(ONEFLOW_CUDA_DECLARE_MEMBER)
+
+  /// Success, or "<call>: <status name> (<status string>)".
+  Status check(cublasStatus_t status, const char *call) const {
+    if (status == CUBLAS_STATUS_SUCCESS)
+      return Status::success();
+    const char *name = getStatusName(status);
+    const char *text = getStatusString(status);
+    std::ostringstream os;
+    os << call << ": " << (name ? name : "cuBLAS error");
+    if (!name)
+      os << " " << static_cast<int>(status);
+    if (text)
+      os << " (" << text << ")";
+    return Status::error(os.str());
+  }
+};
+
+/// The process's cuBLASLt, loaded on first use.
+Expected<const CublasLt *> cublasLt() {
+  static std::once_flag once;
+  static std::unique_ptr<CublasLt> library;
+  static Status failure;
+  std::call_once(once, [] {
+    Expected<void *> opened =
+        openLibrary("libcublasLt.so.13", "no cuBLASLt (libcublasLt.so.13)");
+    if (!opened.ok()) {
+      failure = opened.error();
+      return;
+    }
+    void *handle = *opened;
+    auto table = std::make_unique<CublasLt>();
+    std::vector<std::string> missing;
+    ONEFLOW_CUBLASLT_FUNCTIONS(ONEFLOW_CUDA_LOAD_REQUIRED)
+    if (missing.empty())
+      library = std::move(table);
+    else
+      failure = makeError("libcublasLt.so.13 lacks ", missing.front());
+  });
+  if (!library)
+    return failure;
+  return static_cast<const CublasLt *>(library.get());
+}
+
+#define ONEFLOW_LT_CHECK(LT, CALL, ...)                                        \
+  do {                                                                         \
+    Status oneflowLtStatus = (LT).check((LT).__VA_ARGS__, CALL);               \
+    if (!oneflowLtStatus.ok())                                                 \
+      return oneflowLtStatus;                                                  \
+  } while (false)
+
+const char *epilogueName(Epilogue epilogue) {
+  switch (epilogue) {
+  case Epilogue::None:
+    return "none";
+  case Epilogue::Bias:
+    return "bias";
+  case Epilogue::BiasRelu:
+    return "bias+relu";
+  case Epilogue::BiasGelu:
+    return "bias+gelu";
+  }
+  return "?";
+}
+
+std::string describe(const MatmulShape &s) {
+  std::ostringstream os;
+  os << (s.dtype == DType::F32 ? "f32" : "f64") << " product m=" << s.m
+     << " n=" << s.n << " k=" << s.k << " transposeA=" << s.transposeA
+     << " transposeB=" << s.transposeB;
+  if (s.batch != 1)
+    os << " batch=" << s.batch << " strideA=" << s.strideA
+       << " strideB=" << s.strideB;
+  if (s.epilogue != Epilogue::None)
+    os << " epilogue=" << epilogueName(s.epilogue);
+  if (s.accumulate)
+    os << " accumulate";
+  return os.str();
+}
+
+/// The descriptors and algorithm of one product shape.
+struct Plan {
+  cublasLtMatmulDesc_t desc = nullptr;
+  cublasLtMatrixLayout_t a = nullptr, b = nullptr, c = nullptr;
+  cublasLtMatmulAlgo_t algo = {};
+};
+
+template <typename T>
+Status setAttribute(const CublasLt &lt, cublasLtMatmulDesc_t desc,
+                    cublasLtMatmulDescAttributes_t attribute, T value) {
+  return lt.check(
+      lt.matmulDescSetAttribute(desc, attribute, &value, sizeof(value)),
+      "cublasLtMatmulDescSetAttribute");
+}
+
+template <typename T>
+Status setAttribute(const CublasLt &lt, cublasLtMatrixLayout_t layout,
+                    cublasLtMatrixLayoutAttribute_t attribute, T value) {
+  return lt.check(
+      lt.matrixLayoutSetAttribute(layout, attribute, &value, sizeof(value)),
+      "cublasLtMatrixLayoutSetAttribute");
+}
+
+#define ONEFLOW_RETURN_IF_ERROR(EXPR)                                          \
+  do {                                                                         \
+    Status oneflowStatus = (EXPR);                                             \
+    if (!oneflowStatus.ok())                                                   \
+      return oneflowStatus;                                                    \
+  } while (false)
+
+} // namespace
+
+bool MatmulShape::operator<(const MatmulShape &o) const {
+  auto key = [](const MatmulShape &s) {
+    return std::make_tuple(s.dtype, s.m, s.n, s.k, s.transposeA, s.transposeB,
+                           s.batch, s.strideA, s.strideB, s.epilogue,
+                           s.accumulate);
+  };
+  return key(*this) < key(o);
+}
+
+struct BlasLt::Impl {
+  Impl(const Device &device, Stream stream, const CublasLt &lt)
+      : device(device), stream(stream), lt(lt) {}
+  ~Impl();
+
+  Status build(const MatmulShape &shape, Plan &plan);
+  Status layout(cublasLtMatrixLayout_t *layout, cudaDataType type,
+                uint64_t rows, uint64_t cols, int64_t ld, int64_t batch,
+                int64_t stride);
+
+  const Device &device;
+  Stream stream;
+  const CublasLt &lt;
+  cublasLtHandle_t handle = nullptr;
+  DevicePtr workspace = 0;
+  bool tf32 = false;
+  std::map<MatmulShape, Plan> plans;
+};
+
+BlasLt::Impl::~Impl() {
+  for (auto &[shape, plan] : plans) {
+    if (plan.a)
+      lt.matrixLayoutDestroy(plan.a);
+    if (plan.b)
+      lt.matrixLayoutDestroy(plan.b);
+    if (plan.c)
+      lt.matrixLayoutDestroy(plan.c);
+    if (plan.desc)
+      lt.matmulDescDestroy(plan.desc);
+  }
+  if (handle)
+    lt.destroy(handle);
+  // The stream may still use the workspace.
+  if (workspace && device.synchronize(stream).ok())
+    (void)device.free(workspace);
+}
+
+Status BlasLt::Impl::layout(cublasLtMatrixLayout_t *result, cudaDataType type,
+                            uint64_t rows, uint64_t cols, int64_t ld,
+                            int64_t batch, int64_t stride) {
+  ONEFLOW_LT_CHECK(lt, "cublasLtMatrixLayoutCreate",
+                   matrixLayoutCreate(result, type, rows, cols, ld));
+  if (batch == 1)
+    return Status::success();
+  ONEFLOW_RETURN_IF_ERROR(setAttribute(lt, *result,
+                                       CUBLASLT_MATRIX_LAYOUT_BATCH_COUNT,
+                                       static_cast<int32_t>(batch)));
+  return setAttribute(lt, *result, CUBLASLT_MATRIX_LAYOUT_STRIDED_BATCH_OFFSET,
+                      static_cast<int64_t>(stride));
+}
+
+Status BlasLt::Impl::build(const MatmulShape &s, Plan &plan) {
+  bool f32 = s.dtype == DType::F32;
+  cudaDataType type = f32 ? CUDA_R_32F : CUDA_R_64F;
+  cublasComputeType_t compute =
+      f32 ? (tf32 ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F)
+          : CUBLAS_COMPUTE_64F;
+  ONEFLOW_LT_CHECK(lt, "cublasLtMatmulDescCreate",
+                   matmulDescCreate(&plan.desc, compute, type));
+  // Swapped operands (see the file comment).
+  ONEFLOW_RETURN_IF_ERROR(setAttribute(
+      lt, plan.desc, CUBLASLT_MATMUL_DESC_TRANSA,
+      static_cast<int32_t>(s.transposeB ? CUBLAS_OP_T : CUBLAS_OP_N)));
+  ONEFLOW_RETURN_IF_ERROR(setAttribute(
+      lt, plan.desc, CUBLASLT_MATMUL_DESC_TRANSB,
+      static_cast<int32_t>(s.transposeA ? CUBLAS_OP_T : CUBLAS_OP_N)));
+  uint32_t epilogue = CUBLASLT_EPILOGUE_DEFAULT;
+  switch (s.epilogue) {
+  case Epilogue::None:
+    break;
+  case Epilogue::Bias:
+    epilogue = CUBLASLT_EPILOGUE_BIAS;
+    break;
+  case Epilogue::BiasRelu:
+    epilogue = CUBLASLT_EPILOGUE_RELU_BIAS;
+    break;
+  case Epilogue::BiasGelu:
+    epilogue = CUBLASLT_EPILOGUE_GELU_BIAS;
+    break;
+  }
+  if (s.epilogue != Epilogue::None) {
+    ONEFLOW_RETURN_IF_ERROR(
+        setAttribute(lt, plan.desc, CUBLASLT_MATMUL_DESC_EPILOGUE, epilogue));
+    ONEFLOW_RETURN_IF_ERROR(setAttribute(lt, plan.desc,
+                                         CUBLASLT_MATMUL_DESC_BIAS_DATA_TYPE,
+                                         static_cast<int32_t>(type)));
+    // One bias for every batch.
+    if (s.batch != 1)
+      ONEFLOW_RETURN_IF_ERROR(setAttribute(
+          lt, plan.desc, CUBLASLT_MATMUL_DESC_BIAS_BATCH_STRIDE, int64_t(0)));
+  }
+  uint64_t m = s.m, n = s.n, k = s.k;
+  // cuBLASLt's A = our b: column-major [n, k], or [k, n] when transposed.
+  ONEFLOW_RETURN_IF_ERROR(
+      layout(&plan.a, type, s.transposeB ? k : n, s.transposeB ? n : k,
+             std::max<int64_t>(s.transposeB ? k : n, 1), s.batch, s.strideB));
+  // cuBLASLt's B = our a: column-major [k, m], or [m, k] when transposed.
+  ONEFLOW_RETURN_IF_ERROR(
+      layout(&plan.b, type, s.transposeA ? m : k, s.transposeA ? k : m,
+             std::max<int64_t>(s.transposeA ? m : k, 1), s.batch, s.strideA));
+  ONEFLOW_RETURN_IF_ERROR(
+      layout(&plan.c, type, n, m, std::max<int64_t>(n, 1), s.batch, s.m * s.n));
+
+  cublasLtMatmulPreference_t preference = nullptr;
+  ONEFLOW_LT_CHECK(lt, "cublasLtMatmulPreferenceCreate",
+                   preferenceCreate(&preference));
+  uint64_t workspaceBytes = kWorkspaceBytes;
+  cublasStatus_t status = lt.preferenceSetAttribute(
+      preference, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &workspaceBytes,
+      sizeof(workspaceBytes));
+  cublasLtMatmulHeuristicResult_t result = {};
+  int found = 0;
+  if (status == CUBLAS_STATUS_SUCCESS)
+    status = lt.algoGetHeuristic(handle, plan.desc, plan.a, plan.b, plan.c,
+                                 plan.c, preference, 1, &result, &found);
+  lt.preferenceDestroy(preference);
+  ONEFLOW_RETURN_IF_ERROR(lt.check(status, "cublasLtMatmulAlgoGetHeuristic"));
+  if (found == 0 || result.state != CUBLAS_STATUS_SUCCESS)
+    return Status::error("cublasLtMatmulAlgoGetHeuristic: no algorithm");
+  plan.algo = result.algo;
+  return Status::success();
+}
+
+BlasLt::BlasLt(std::unique_ptr<Impl> impl) : impl(std::move(impl)) {}
+BlasLt::~BlasLt() = default;
+
+Expected<std::unique_ptr<BlasLt>> BlasLt::create(const Device &device,
+                                                 Stream stream) {
+  Expected<const CublasLt *> library = cublasLt();
+  if (!library.ok())
+    return library.error();
+  const CublasLt &lt = **library;
+  auto impl = std::make_unique<Impl>(device, stream, lt);
+  const char *tf32 = std::getenv("ONEFLOW_CUDA_TF32");
+  impl->tf32 = tf32 && std::strcmp(tf32, "1") == 0;
+  ONEFLOW_LT_CHECK(lt, "cublasLtCreate", create(&impl->handle));
+  Expected<DevicePtr> workspace = device.allocate(kWorkspaceBytes);
+  if (!workspace.ok())
+    return workspace.error();
+  impl->workspace = *workspace;
+  return std::unique_ptr<BlasLt>(new BlasLt(std::move(impl)));
+}
+
+Status BlasLt::matmul(const MatmulShape &shape, DevicePtr a, DevicePtr b,
+                      DevicePtr c, DevicePtr bias) {
+  if (shape.m <= 0 || shape.n <= 0 || shape.batch <= 0)
+    return Status::success();
+  if (shape.epilogue != Epilogue::None && !bias)
+    return makeError("cuBLASLt ", describe(shape), ": no bias");
+  // An empty sum: c is 0 (or stays); not every algorithm takes k = 0.
+  if (shape.k <= 0 && shape.epilogue == Epilogue::None) {
+    if (shape.accumulate)
+      return Status::success();
+    size_t element = shape.dtype == DType::F32 ? 4 : 8;
+    return impl->device.zero(c, shape.batch * shape.m * shape.n * element,
+                             impl->stream);
+  }
+  auto [entry, fresh] = impl->plans.try_emplace(shape);
+  Plan &plan = entry->second;
+  if (fresh) {
+    if (Status built = impl->build(shape, plan); !built.ok()) {
+      Plan failed = plan;
+      impl->plans.erase(entry);
+      if (failed.a)
+        impl->lt.matrixLayoutDestroy(failed.a);
+      if (failed.b)
+        impl->lt.matrixLayoutDestroy(failed.b);
+      if (failed.c)
+        impl->lt.matrixLayoutDestroy(failed.c);
+      if (failed.desc)
+        impl->lt.matmulDescDestroy(failed.desc);
+      return makeError("cuBLASLt ", describe(shape), ": ", built.message());
+    }
+  }
+  const CublasLt &lt = impl->lt;
+  if (shape.epilogue != Epilogue::None) {
+    const void *pointer = reinterpret_cast<const void *>(bias);
+    if (Status set = setAttribute(lt, plan.desc,
+                                  CUBLASLT_MATMUL_DESC_BIAS_POINTER, pointer);
+        !set.ok())
+      return makeError("cuBLASLt ", describe(shape), ": ", set.message());
+  }
+  float alpha32 = 1, beta32 = shape.accumulate ? 1 : 0;
+  double alpha64 = 1, beta64 = shape.accumulate ? 1 : 0;
+  bool f32 = shape.dtype == DType::F32;
+  const void *alpha = f32 ? static_cast<const void *>(&alpha32) : &alpha64;
+  const void *beta = f32 ? static_cast<const void *>(&beta32) : &beta64;
+  void *cPointer = reinterpret_cast<void *>(c);
+  cublasStatus_t status = lt.matmul(
+      impl->handle, plan.desc, alpha, reinterpret_cast<const void *>(b), plan.a,
+      reinterpret_cast<const void *>(a), plan.b, beta, cPointer, plan.c,
+      cPointer, plan.c, &plan.algo, reinterpret_cast<void *>(impl->workspace),
+      kWorkspaceBytes, impl->stream);
+  if (Status done = lt.check(status, "cublasLtMatmul"); !done.ok())
+    return makeError("cuBLASLt ", describe(shape), ": ", done.message());
+  return Status::success();
+}
+
+} // namespace cuda
+} // namespace runtime
+} // namespace oneflow

@@ -1,0 +1,458 @@
+//===- KernelABITest.cpp - The oneflow_cuda_* functions -------------------===//
+//
+// Products and convolutions through the ABI on the stand-ins, compared with
+// the CPU kernel library on random data: the numbers check the descriptors
+// the device layer builds.
+//
+//===----------------------------------------------------------------------===//
+
+#include "CudaTestSupport.h"
+
+#include "oneflow/Runtime/CUDA/KernelABI.h"
+#include "oneflow/Runtime/CUDA/TaskContext.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <dlfcn.h>
+#include <fstream>
+#include <unistd.h>
+
+// The CPU kernel library (lib/Kernels), the reference.
+#define CPU_GEMM(SUFFIX)                                                       \
+  extern "C" void oneflow_gemm_##SUFFIX(int64_t, int64_t, int64_t, int64_t,    \
+                                        int64_t, int64_t, int64_t, int64_t);   \
+  extern "C" void oneflow_batch_gemm_##SUFFIX(                                 \
+      int64_t, int64_t, int64_t, int64_t, int64_t, int64_t, int64_t, int64_t,  \
+      int64_t, int64_t, int64_t);
+CPU_GEMM(f32)
+CPU_GEMM(f64)
+CPU_GEMM(acc_f32)
+CPU_GEMM(acc_f64)
+#define CPU_CONV(NAME)                                                         \
+  extern "C" void oneflow_##NAME(int64_t, int64_t, int64_t, int64_t, int64_t,  \
+                                 int64_t, int64_t, int64_t, int64_t, int64_t,  \
+                                 int64_t, int64_t, int64_t, int64_t, int64_t,  \
+                                 int64_t, int64_t, int64_t, int64_t, int64_t);
+CPU_CONV(conv2d_f32)
+CPU_CONV(conv2d_f64)
+CPU_CONV(conv_transpose2d_f32)
+CPU_CONV(conv_transpose2d_f64)
+
+using namespace oneflow::runtime;
+using namespace oneflow::runtime::cuda;
+
+namespace {
+
+template <typename T> int64_t address(const std::vector<T> &values) {
+  return reinterpret_cast<int64_t>(values.data());
+}
+
+template <typename T> std::vector<T> random(size_t n, unsigned seed);
+template <> std::vector<float> random<float>(size_t n, unsigned seed) {
+  return randomF32(n, seed);
+}
+template <> std::vector<double> random<double>(size_t n, unsigned seed) {
+  return randomF64(n, seed);
+}
+
+template <typename T> double tolerance() {
+  return std::is_same_v<T, float> ? 1e-4 : 1e-11;
+}
+
+template <typename T>
+void expectNear(const std::vector<T> &actual, const std::vector<T> &expected,
+                const std::string &what) {
+  ASSERT_EQ(actual.size(), expected.size()) << what;
+  for (size_t i = 0; i < actual.size(); ++i)
+    ASSERT_NEAR(actual[i], expected[i],
+                tolerance<T>() * (1 + std::fabs(expected[i])))
+        << what << " at " << i;
+}
+
+class CudaKernelABITest : public CudaTest {
+protected:
+  void SetUp() override {
+    CudaTest::SetUp();
+    context = std::make_unique<TaskContext>(*device, stream, &functions);
+    context->setTaskName("task_7");
+    setTaskContext(context.get());
+  }
+  void TearDown() override {
+    setTaskContext(nullptr);
+    context.reset();
+    CudaTest::TearDown();
+  }
+  void expectNoError() {
+    Status error = context->takeError();
+    EXPECT_TRUE(error.ok()) << error.message();
+  }
+
+  /// gemm / batch_gemm of every flavour against the CPU library.
+  template <typename T>
+  void checkBatchGemm(bool accumulate, int64_t batch, int64_t m, int64_t n,
+                      int64_t k, bool ta, bool tb, bool shareA, bool shareB);
+
+  std::vector<GpuFunction> functions;
+  std::unique_ptr<TaskContext> context;
+};
+
+template <typename T>
+void CudaKernelABITest::checkBatchGemm(bool accumulate, int64_t batch,
+                                       int64_t m, int64_t n, int64_t k, bool ta,
+                                       bool tb, bool shareA, bool shareB) {
+  std::string what = "batch=" + std::to_string(batch) + " m" +
+                     std::to_string(m) + " n" + std::to_string(n) + " k" +
+                     std::to_string(k) + " ta" + std::to_string(ta) + " tb" +
+                     std::to_string(tb) + " shareA" + std::to_string(shareA) +
+                     " shareB" + std::to_string(shareB) + " acc" +
+                     std::to_string(accumulate);
+  int64_t strideA = shareA ? 0 : m * k, strideB = shareB ? 0 : k * n;
+  std::vector<T> a = random<T>((shareA ? 1 : batch) * m * k, 1),
+                 b = random<T>((shareB ? 1 : batch) * k * n, 2),
+                 c = random<T>(batch * m * n, 3);
+  std::vector<T> expected = c;
+  DevicePtr da = upload(a), db = upload(b), dc = upload(c);
+  bool f32 = std::is_same_v<T, float>;
+  bool batched = batch != 1 || shareA || shareB;
+  if (batched) {
+    auto cpu =
+        f32 ? (accumulate ? oneflow_batch_gemm_acc_f32 : oneflow_batch_gemm_f32)
+            : (accumulate ? oneflow_batch_gemm_acc_f64
+                          : oneflow_batch_gemm_f64);
+    auto gpu = f32 ? (accumulate ? oneflow_cuda_batch_gemm_acc_f32
+                                 : oneflow_cuda_batch_gemm_f32)
+                   : (accumulate ? oneflow_cuda_batch_gemm_acc_f64
+                                 : oneflow_cuda_batch_gemm_f64);
+    cpu(address(a), address(b), address(expected), batch, m, n, k, ta, tb,
+        strideA, strideB);
+    gpu(da, db, dc, batch, m, n, k, ta, tb, strideA, strideB);
+  } else {
+    auto cpu = f32 ? (accumulate ? oneflow_gemm_acc_f32 : oneflow_gemm_f32)
+                   : (accumulate ? oneflow_gemm_acc_f64 : oneflow_gemm_f64);
+    auto gpu =
+        f32 ? (accumulate ? oneflow_cuda_gemm_acc_f32 : oneflow_cuda_gemm_f32)
+            : (accumulate ? oneflow_cuda_gemm_acc_f64 : oneflow_cuda_gemm_f64);
+    cpu(address(a), address(b), address(expected), m, n, k, ta, tb);
+    gpu(da, db, dc, m, n, k, ta, tb);
+  }
+  expectNoError();
+  expectNear(download<T>(dc, c.size()), expected, what);
+}
+
+TEST_F(CudaKernelABITest, GemmMatchesCpu) {
+  for (bool accumulate : {false, true})
+    for (bool ta : {false, true})
+      for (bool tb : {false, true}) {
+        checkBatchGemm<float>(accumulate, 1, 5, 7, 3, ta, tb, false, false);
+        checkBatchGemm<double>(accumulate, 1, 4, 9, 6, ta, tb, false, false);
+        checkBatchGemm<float>(accumulate, 1, 1, 8, 16, ta, tb, false, false);
+      }
+  std::vector<std::string> calls = logLinesWith("cublasLtMatmul stream=");
+  ASSERT_EQ(calls.size(), 24u);
+  EXPECT_NE(calls[0].find("type=f32 compute=68 "), std::string::npos);
+  EXPECT_NE(calls[1].find("type=f64 compute=70 "), std::string::npos);
+  EXPECT_NE(calls[0].find(" beta=0 workspace=33554432"), std::string::npos)
+      << calls[0];
+  EXPECT_NE(calls[12].find(" beta=1 "), std::string::npos) << calls[12];
+  // One handle per stream; descriptors and algorithms are built once per
+  // shape (12 shapes).
+  EXPECT_EQ(logLinesWith("cublasLtCreate").size(), 1u);
+  EXPECT_EQ(logLinesWith("cublasLtMatmulAlgoGetHeuristic").size(), 24u);
+  clearLog();
+  checkBatchGemm<float>(false, 1, 5, 7, 3, false, false, false, false);
+  EXPECT_EQ(logLinesWith("cublasLtMatmulAlgoGetHeuristic").size(), 0u);
+}
+
+TEST_F(CudaKernelABITest, BatchGemmMatchesCpu) {
+  for (bool accumulate : {false, true})
+    for (bool ta : {false, true})
+      for (bool tb : {false, true})
+        for (auto [shareA, shareB] :
+             {std::pair(false, false), std::pair(true, false),
+              std::pair(false, true)}) {
+          checkBatchGemm<float>(accumulate, 3, 4, 5, 6, ta, tb, shareA, shareB);
+          checkBatchGemm<double>(accumulate, 2, 3, 2, 5, ta, tb, shareA,
+                                 shareB);
+        }
+  EXPECT_NE(logLinesWith("cublasLtMatmul stream=")[0].find(" batch=3 "),
+            std::string::npos);
+}
+
+TEST_F(CudaKernelABITest, GemmEpiloguesMatchCpu) {
+  int64_t m = 6, n = 5, k = 7;
+  for (bool ta : {false, true})
+    for (bool tb : {false, true})
+      for (int act = 0; act < 3; ++act) {
+        std::vector<float> a = random<float>(m * k, 4),
+                           b = random<float>(k * n, 5),
+                           bias = random<float>(n, 6);
+        std::vector<float> expected(m * n);
+        oneflow_gemm_f32(address(a), address(b), address(expected), m, n, k, ta,
+                         tb);
+        for (int64_t i = 0; i < m; ++i)
+          for (int64_t j = 0; j < n; ++j) {
+            double x = expected[i * n + j] + bias[j];
+            if (act == 1)
+              x = x > 0 ? x : 0;
+            if (act == 2)
+              x = 0.5 * x *
+                  (1 +
+                   std::tanh(0.7978845608028654 * (x + 0.044715 * x * x * x)));
+            expected[i * n + j] = x;
+          }
+        DevicePtr da = upload(a), db = upload(b), dbias = upload(bias),
+                  dc = allocate(m * n * sizeof(float));
+        auto gpu = act == 0   ? oneflow_cuda_gemm_bias_f32
+                   : act == 1 ? oneflow_cuda_gemm_bias_relu_f32
+                              : oneflow_cuda_gemm_bias_gelu_f32;
+        gpu(da, db, dbias, dc, m, n, k, ta, tb);
+        expectNoError();
+        expectNear(download<float>(dc, m * n), expected,
+                   "act " + std::to_string(act));
+      }
+  EXPECT_EQ(logLinesWith("epilogue=BIAS ").size(), 4u);
+  EXPECT_EQ(logLinesWith("epilogue=RELU_BIAS ").size(), 4u);
+  EXPECT_EQ(logLinesWith("epilogue=GELU_BIAS ").size(), 4u);
+}
+
+TEST_F(CudaKernelABITest, Tf32IsOptIn) {
+  ::setenv("ONEFLOW_CUDA_TF32", "1", 1);
+  TaskContext tf32(*device, stream, nullptr);
+  setTaskContext(&tf32);
+  std::vector<float> a = random<float>(4, 1), b = random<float>(4, 2);
+  DevicePtr da = upload(a), db = upload(b), dc = allocate(16);
+  oneflow_cuda_gemm_f32(da, db, dc, 2, 2, 2, 0, 0);
+  ::unsetenv("ONEFLOW_CUDA_TF32");
+  EXPECT_TRUE(tf32.takeError().ok());
+  setTaskContext(context.get());
+  EXPECT_NE(logLinesWith("cublasLtMatmul stream=")[0].find("compute=77"),
+            std::string::npos);
+}
+
+struct ConvCase {
+  int64_t n, c, h, w, k, r, s, strideH, strideW, padH, padW, dilationH,
+      dilationW, groups, outputPadding;
+  bool bias;
+};
+
+const ConvCase kConvCases[] = {
+    {2, 3, 7, 6, 4, 3, 3, 1, 1, 1, 1, 1, 1, 1, 0, true},
+    {1, 4, 9, 8, 6, 3, 2, 2, 1, 1, 0, 1, 1, 2, 0, false},
+    {2, 6, 8, 9, 6, 3, 3, 1, 2, 2, 1, 2, 1, 3, 1, true},
+    {1, 4, 5, 5, 8, 1, 1, 1, 1, 0, 0, 1, 1, 4, 0, true},
+    {1, 2, 10, 7, 3, 5, 3, 3, 2, 2, 1, 1, 2, 1, 1, true},
+};
+
+class CudaConvTest : public CudaKernelABITest {
+protected:
+  template <typename T> void check(bool transpose) {
+    bool f32 = std::is_same_v<T, float>;
+    for (const ConvCase &cc : kConvCases) {
+      // The CPU kernels' arguments: x [n, c, h, w] -> y [n, k, oh, ow]. A
+      // transposed convolution's output padding (ONNX output_padding) is
+      // below the stride.
+      int64_t oh, ow;
+      if (!transpose) {
+        oh = (cc.h + 2 * cc.padH - cc.dilationH * (cc.r - 1) - 1) / cc.strideH +
+             1;
+        ow = (cc.w + 2 * cc.padW - cc.dilationW * (cc.s - 1) - 1) / cc.strideW +
+             1;
+      } else {
+        oh = (cc.h - 1) * cc.strideH - 2 * cc.padH + cc.dilationH * (cc.r - 1) +
+             1 + std::min(cc.outputPadding, cc.strideH - 1);
+        ow = (cc.w - 1) * cc.strideW - 2 * cc.padW + cc.dilationW * (cc.s - 1) +
+             1 + std::min(cc.outputPadding, cc.strideW - 1);
+      }
+      int64_t weights = transpose ? cc.c * (cc.k / cc.groups) * cc.r * cc.s
+                                  : cc.k * (cc.c / cc.groups) * cc.r * cc.s;
+      std::vector<T> x = random<T>(cc.n * cc.c * cc.h * cc.w, 7),
+                     w = random<T>(weights, 8), bias = random<T>(cc.k, 9),
+                     expected(cc.n * cc.k * oh * ow);
+      auto cpu = transpose ? (f32 ? oneflow_conv_transpose2d_f32
+                                  : oneflow_conv_transpose2d_f64)
+                           : (f32 ? oneflow_conv2d_f32 : oneflow_conv2d_f64);
+      auto gpu =
+          transpose ? (f32 ? oneflow_cuda_conv_transpose2d_f32
+                           : oneflow_cuda_conv_transpose2d_f64)
+                    : (f32 ? oneflow_cuda_conv2d_f32 : oneflow_cuda_conv2d_f64);
+      cpu(address(x), address(w), cc.bias ? address(bias) : 0,
+          address(expected), cc.n, cc.c, cc.h, cc.w, cc.k, cc.r, cc.s, oh, ow,
+          cc.strideH, cc.strideW, cc.padH, cc.padW, cc.dilationH, cc.dilationW,
+          cc.groups);
+      DevicePtr dx = upload(x), dw = upload(w),
+                dbias = cc.bias ? upload(bias) : 0,
+                dy = upload(random<T>(expected.size(), 10));
+      gpu(dx, dw, dbias, dy, cc.n, cc.c, cc.h, cc.w, cc.k, cc.r, cc.s, oh, ow,
+          cc.strideH, cc.strideW, cc.padH, cc.padW, cc.dilationH, cc.dilationW,
+          cc.groups);
+      expectNoError();
+      expectNear(download<T>(dy, expected.size()), expected,
+                 std::string(transpose ? "conv_transpose2d" : "conv2d") +
+                     " case " + std::to_string(&cc - kConvCases));
+    }
+  }
+};
+
+TEST_F(CudaConvTest, Conv2dMatchesCpu) {
+  check<float>(false);
+  check<double>(false);
+  std::vector<std::string> convs = logLinesWith("cudnnConvolutionForward");
+  ASSERT_EQ(convs.size(), 10u);
+  // Cross-correlation, FMA math (no TF32), the heuristic's first algorithm
+  // with its workspace.
+  EXPECT_NE(convs[0].find("mode=1 math=3 algo=1 workspace=4096"),
+            std::string::npos)
+      << convs[0];
+  EXPECT_NE(convs[2].find("groups=3"), std::string::npos) << convs[2];
+  EXPECT_EQ(logLinesWith("cudnnAddTensor").size(), 8u);
+  EXPECT_EQ(logLinesWith("cudnnCreate").size(), 1u);
+  EXPECT_EQ(logLinesWith("cuMemAllocAsync").size(), 1u); // workspace, once
+}
+
+TEST_F(CudaConvTest, ConvTranspose2dMatchesCpu) {
+  check<float>(true);
+  check<double>(true);
+  EXPECT_EQ(logLinesWith("cudnnConvolutionBackwardData").size(), 10u);
+}
+
+TEST_F(CudaConvTest, AsymmetricPaddingIsAnError) {
+  // h 6, kernel 3, top pad 1, but an output of 5 rows (bottom pad 0).
+  std::vector<float> x(36), w(9);
+  DevicePtr dx = upload(x), dw = upload(w), dy = allocate(30 * sizeof(float));
+  oneflow_cuda_conv2d_f32(dx, dw, 0, dy, 1, 1, 6, 6, 1, 3, 3, 5, 6, 1, 1, 1, 1,
+                          1, 1, 1);
+  Status error = context->takeError();
+  ASSERT_FALSE(error.ok());
+  EXPECT_EQ(error.message(),
+            "kernel task_7: cuDNN conv2d f32 x=[1,1,6,6] kernel=3x3 "
+            "y=[1,1,5,6] stride=1,1 pad=1,1 dilation=1,1 groups=1: padding "
+            "differs between the two sides of an axis (cuDNN pads both sides "
+            "equally)");
+}
+
+const char *kPtx = R"(
+.visible .entry scale(
+	.param .u64 scale_param_0,
+	.param .u64 scale_param_1,
+	.param .u64 scale_param_2
+)
+{
+	ret;
+}
+)";
+
+TEST_F(CudaKernelABITest, LaunchChecksArguments) {
+  char path[] = "/tmp/oneflow-cuda-ptx-XXXXXX";
+  int fd = ::mkstemp(path);
+  ::close(fd);
+  std::ofstream(path) << kPtx;
+  Expected<std::unique_ptr<Module>> module = device->loadModule(path);
+  std::remove(path);
+  ASSERT_TRUE(module.ok()) << module.error().message();
+  Expected<std::vector<GpuFunction>> loaded = (*module)->functions({"scale"});
+  ASSERT_TRUE(loaded.ok());
+  functions = loaded.take();
+
+  int64_t args[3] = {4096, 7, -1};
+  oneflow_cuda_launch(0, 2, 3, 1, 128, 1, 1, 256, args, 3);
+  expectNoError();
+  std::string id = std::to_string(streamId(stream));
+  EXPECT_EQ(logLinesWith("cuLaunchKernel"),
+            std::vector<std::string>{
+                "cuLaunchKernel stream=" + id +
+                " function=scale grid=2,3,1 block=128,1,1 shared=256 "
+                "params=3 args=4096,7,-1"});
+
+  // Too few arguments: an error, and the task's later calls do nothing.
+  clearLog();
+  oneflow_cuda_launch(0, 1, 1, 1, 32, 1, 1, 0, args, 2);
+  oneflow_cuda_launch(0, 1, 1, 1, 32, 1, 1, 0, args, 3);
+  EXPECT_EQ(oneflow_cuda_alloc(16), nullptr);
+  oneflow_cuda_launch(5, 1, 1, 1, 32, 1, 1, 0, args, 3);
+  Status error = context->takeError();
+  EXPECT_EQ(error.message(), "kernel task_7: GPU kernel scale takes 3 "
+                             "parameters, the launch passes 2");
+  EXPECT_TRUE(logLinesWith("cuLaunchKernel").empty());
+  EXPECT_TRUE(logLinesWith("cuMemAllocAsync").empty());
+
+  // The error was taken: the next task runs.
+  oneflow_cuda_launch(1, 1, 1, 1, 32, 1, 1, 0, args, 3);
+  EXPECT_EQ(context->takeError().message(),
+            "kernel task_7: GPU kernel #1 launched, the plan has 1");
+  oneflow_cuda_launch(0, 0, 1, 1, 32, 1, 1, 0, args, 3);
+  EXPECT_EQ(context->takeError().message(),
+            "kernel task_7: GPU kernel scale: bad launch grid 0x1x1 block "
+            "32x1x1");
+}
+
+TEST_F(CudaKernelABITest, ScratchIsStreamOrdered) {
+  void *scratch = oneflow_cuda_alloc(1000);
+  ASSERT_NE(scratch, nullptr);
+  EXPECT_EQ(reinterpret_cast<uintptr_t>(scratch) % 256, 0u);
+  void *empty = oneflow_cuda_alloc(0);
+  EXPECT_NE(empty, nullptr);
+  oneflow_cuda_free(scratch);
+  oneflow_cuda_free(empty);
+  expectNoError();
+  std::string id = std::to_string(streamId(stream));
+  EXPECT_EQ(logLinesWith("cuMemAllocAsync stream=" + id + " bytes=1000").size(),
+            1u);
+  EXPECT_EQ(logLinesWith("cuMemFreeAsync stream=" + id + " bytes=1000").size(),
+            1u);
+  // A bad free: the driver's error, named, prefixed with the task.
+  oneflow_cuda_free(reinterpret_cast<void *>(0x1234));
+  EXPECT_EQ(context->takeError().message(),
+            "kernel task_7: cuMemFreeAsync: CUDA_ERROR_INVALID_VALUE (invalid "
+            "argument)");
+}
+
+TEST_F(CudaKernelABITest, GroupsMustDivideChannels) {
+  std::vector<float> x(3 * 16), w(4 * 9);
+  DevicePtr dx = upload(x), dw = upload(w), dy = allocate(4 * 16 * 4);
+  oneflow_cuda_conv2d_f32(dx, dw, 0, dy, 1, 3, 4, 4, 4, 3, 3, 4, 4, 1, 1, 1, 1,
+                          1, 1, 2);
+  Status error = context->takeError();
+  ASSERT_FALSE(error.ok());
+  EXPECT_NE(error.message().find("channels not divisible by the groups"),
+            std::string::npos)
+      << error.message();
+}
+
+TEST(CudaKernelABI, NoContextIsNotACrash) {
+  setTaskContext(nullptr);
+  EXPECT_EQ(oneflow_cuda_alloc(16), nullptr);
+  oneflow_cuda_gemm_f32(0, 0, 0, 1, 1, 1, 0, 0);
+  oneflow_cuda_launch(0, 1, 1, 1, 1, 1, 1, 0, nullptr, 0);
+}
+
+TEST(CudaKernelABI, SymbolsAreExported) {
+  // What a CUDA plan's kernels.so needs from the executable.
+  for (const char *symbol :
+       {"oneflow_cuda_launch", "oneflow_cuda_alloc", "oneflow_cuda_free",
+        "oneflow_cuda_gemm_f32", "oneflow_cuda_gemm_acc_f64",
+        "oneflow_cuda_batch_gemm_f32", "oneflow_cuda_batch_gemm_acc_f64",
+        "oneflow_cuda_gemm_bias_gelu_f32", "oneflow_cuda_conv2d_f64",
+        "oneflow_cuda_conv_transpose2d_f32"})
+    EXPECT_NE(::dlsym(RTLD_DEFAULT, symbol), nullptr) << symbol;
+}
+
+TEST_F(CudaKernelABITest, LoadedKernelLibraryCallsTheAbi) {
+  void *library = ::dlopen(ONEFLOW_CUDA_TEST_KERNELS, RTLD_NOW | RTLD_LOCAL);
+  ASSERT_NE(library, nullptr) << ::dlerror();
+  auto kernel = reinterpret_cast<void (*)(int64_t *)>(
+      ::dlsym(library, "test_cuda_kernel"));
+  ASSERT_NE(kernel, nullptr);
+  std::vector<float> a = random<float>(6, 1), b = random<float>(12, 2),
+                     expected(8);
+  oneflow_gemm_f32(address(a), address(b), address(expected), 2, 4, 3, 0, 0);
+  DevicePtr da = upload(a), db = upload(b), dc = allocate(8 * sizeof(float));
+  int64_t args[6] = {int64_t(da), int64_t(db), int64_t(dc), 2, 4, 3};
+  kernel(args);
+  expectNoError();
+  expectNear(download<float>(dc, 8), expected, "kernels.so product");
+  EXPECT_EQ(logLinesWith("cuMemAllocAsync").size(), 1u);
+  ::dlclose(library);
+}
+
+} // namespace

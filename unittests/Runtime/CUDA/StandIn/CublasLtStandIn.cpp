@@ -1,0 +1,357 @@
+//===- CublasLtStandIn.cpp - libcublasLt.so.13 without a GPU --------------===//
+//
+// cublasLtMatmul computes D = epilogue(alpha op(A) op(B) + beta C) with
+// reference loops that read the layouts as cuBLASLt does (order, leading
+// dimension, strided batches), so a wrong descriptor gives wrong numbers.
+// Bad arguments fail with CUBLAS_STATUS_INVALID_VALUE like the library.
+//
+//===----------------------------------------------------------------------===//
+
+#include "CublasLtApi.h"
+#include "StandIn.h"
+
+#include <cmath>
+#include <cstring>
+#include <type_traits>
+
+#define STANDIN_API extern "C" __attribute__((visibility("default")))
+
+namespace {
+
+struct Layout {
+  cudaDataType type;
+  uint64_t rows, cols;
+  int64_t ld;
+  int32_t order = CUBLASLT_ORDER_COL;
+  int32_t batchCount = 1;
+  int64_t batchStride = 0;
+
+  /// Element (row, col) of batch b, in elements from the base.
+  int64_t at(int64_t b, int64_t row, int64_t col) const {
+    return b * batchStride +
+           (order == CUBLASLT_ORDER_COL ? row + col * ld : row * ld + col);
+  }
+  bool valid() const {
+    return ld >= 1 && ld >= static_cast<int64_t>(
+                                order == CUBLASLT_ORDER_COL ? rows : cols);
+  }
+};
+
+struct Desc {
+  cublasComputeType_t compute;
+  cudaDataType_t scale;
+  int32_t transa = CUBLAS_OP_N, transb = CUBLAS_OP_N;
+  uint32_t epilogue = CUBLASLT_EPILOGUE_DEFAULT;
+  const void *bias = nullptr;
+  int32_t biasType = -1; // -1: D's type
+  int64_t biasBatchStride = 0;
+};
+
+struct Preference {
+  uint64_t maxWorkspace = 0;
+};
+
+Layout *layout(cublasLtMatrixLayout_t handle) {
+  return reinterpret_cast<Layout *>(handle);
+}
+Desc *desc(cublasLtMatmulDesc_t handle) {
+  return reinterpret_cast<Desc *>(handle);
+}
+
+template <typename T> bool read(T &field, const void *buffer, size_t size) {
+  if (size != sizeof(T))
+    return false;
+  std::memcpy(&field, buffer, sizeof(T));
+  return true;
+}
+
+const char *epilogueName(uint32_t epilogue) {
+  switch (epilogue) {
+  case CUBLASLT_EPILOGUE_DEFAULT:
+    return "DEFAULT";
+  case CUBLASLT_EPILOGUE_RELU:
+    return "RELU";
+  case CUBLASLT_EPILOGUE_BIAS:
+    return "BIAS";
+  case CUBLASLT_EPILOGUE_RELU_BIAS:
+    return "RELU_BIAS";
+  case CUBLASLT_EPILOGUE_GELU:
+    return "GELU";
+  case CUBLASLT_EPILOGUE_GELU_BIAS:
+    return "GELU_BIAS";
+  }
+  return nullptr;
+}
+
+double gelu(double x) {
+  // The tanh form, as CUBLASLT_EPILOGUE_GELU computes it.
+  return 0.5 * x *
+         (1 + std::tanh(0.7978845608028654 * (x + 0.044715 * x * x * x)));
+}
+
+/// x rounded to TF32's 10 explicit mantissa bits.
+double toTf32(double x) {
+  int exponent = 0;
+  double fraction = std::frexp(x, &exponent);
+  return std::ldexp(std::round(std::ldexp(fraction, 11)), exponent - 11);
+}
+
+template <typename T>
+void multiply(const Desc &d, T alpha, const T *a, const Layout &la, const T *b,
+              const Layout &lb, T beta, const T *c, const Layout &lc, T *out,
+              const Layout &ld, int64_t m, int64_t n, int64_t k) {
+  const T *bias = static_cast<const T *>(d.bias);
+  bool tf32 = d.compute == CUBLAS_COMPUTE_32F_FAST_TF32;
+  for (int64_t batch = 0; batch < ld.batchCount; ++batch)
+    for (int64_t i = 0; i < m; ++i)
+      for (int64_t j = 0; j < n; ++j) {
+        double sum = 0;
+        for (int64_t l = 0; l < k; ++l) {
+          double x = d.transa == CUBLAS_OP_T ? a[la.at(batch, l, i)]
+                                             : a[la.at(batch, i, l)];
+          double y = d.transb == CUBLAS_OP_T ? b[lb.at(batch, j, l)]
+                                             : b[lb.at(batch, l, j)];
+          if (tf32) {
+            x = toTf32(x);
+            y = toTf32(y);
+          }
+          sum += x * y;
+        }
+        double value = double(alpha) * sum;
+        if (beta != T(0))
+          value += double(beta) * c[lc.at(batch, i, j)];
+        if (d.epilogue & CUBLASLT_EPILOGUE_BIAS)
+          value += bias[batch * d.biasBatchStride + i];
+        if (d.epilogue & CUBLASLT_EPILOGUE_RELU)
+          value = value > 0 ? value : 0;
+        if (d.epilogue & CUBLASLT_EPILOGUE_GELU)
+          value = gelu(value);
+        out[ld.at(batch, i, j)] = static_cast<T>(value);
+      }
+}
+
+} // namespace
+
+STANDIN_API cublasStatus_t cublasLtCreate(cublasLtHandle_t *handle) {
+  *handle = reinterpret_cast<cublasLtHandle_t>(new int(0));
+  standin::log("cublasLtCreate");
+  return CUBLAS_STATUS_SUCCESS;
+}
+
+STANDIN_API cublasStatus_t cublasLtDestroy(cublasLtHandle_t handle) {
+  delete reinterpret_cast<int *>(handle);
+  standin::log("cublasLtDestroy");
+  return CUBLAS_STATUS_SUCCESS;
+}
+
+STANDIN_API const char *cublasLtGetStatusName(cublasStatus_t status) {
+  switch (status) {
+  case CUBLAS_STATUS_SUCCESS:
+    return "CUBLAS_STATUS_SUCCESS";
+  case CUBLAS_STATUS_INVALID_VALUE:
+    return "CUBLAS_STATUS_INVALID_VALUE";
+  case CUBLAS_STATUS_NOT_SUPPORTED:
+    return "CUBLAS_STATUS_NOT_SUPPORTED";
+  default:
+    return "CUBLAS_STATUS_UNKNOWN";
+  }
+}
+
+STANDIN_API const char *cublasLtGetStatusString(cublasStatus_t status) {
+  switch (status) {
+  case CUBLAS_STATUS_SUCCESS:
+    return "success";
+  case CUBLAS_STATUS_INVALID_VALUE:
+    return "an invalid value was used as an argument";
+  case CUBLAS_STATUS_NOT_SUPPORTED:
+    return "the functionality requested is not supported";
+  default:
+    return "unknown error";
+  }
+}
+
+STANDIN_API cublasStatus_t
+cublasLtMatmulDescCreate(cublasLtMatmulDesc_t *result,
+                         cublasComputeType_t compute, cudaDataType_t scale) {
+  if (compute != CUBLAS_COMPUTE_32F && compute != CUBLAS_COMPUTE_64F &&
+      compute != CUBLAS_COMPUTE_32F_FAST_TF32)
+    return CUBLAS_STATUS_NOT_SUPPORTED;
+  Desc *d = new Desc;
+  d->compute = compute;
+  d->scale = scale;
+  *result = reinterpret_cast<cublasLtMatmulDesc_t>(d);
+  return CUBLAS_STATUS_SUCCESS;
+}
+
+STANDIN_API cublasStatus_t cublasLtMatmulDescDestroy(cublasLtMatmulDesc_t d) {
+  delete desc(d);
+  return CUBLAS_STATUS_SUCCESS;
+}
+
+STANDIN_API cublasStatus_t cublasLtMatmulDescSetAttribute(
+    cublasLtMatmulDesc_t handle, cublasLtMatmulDescAttributes_t attribute,
+    const void *buffer, size_t size) {
+  Desc &d = *desc(handle);
+  bool ok = false;
+  switch (attribute) {
+  case CUBLASLT_MATMUL_DESC_TRANSA:
+    ok = read(d.transa, buffer, size);
+    break;
+  case CUBLASLT_MATMUL_DESC_TRANSB:
+    ok = read(d.transb, buffer, size);
+    break;
+  case CUBLASLT_MATMUL_DESC_EPILOGUE:
+    ok = read(d.epilogue, buffer, size) && epilogueName(d.epilogue);
+    break;
+  case CUBLASLT_MATMUL_DESC_BIAS_POINTER:
+    ok = read(d.bias, buffer, size);
+    break;
+  case CUBLASLT_MATMUL_DESC_BIAS_DATA_TYPE:
+    ok = read(d.biasType, buffer, size);
+    break;
+  case CUBLASLT_MATMUL_DESC_BIAS_BATCH_STRIDE:
+    ok = read(d.biasBatchStride, buffer, size);
+    break;
+  default:
+    break;
+  }
+  return ok ? CUBLAS_STATUS_SUCCESS : CUBLAS_STATUS_INVALID_VALUE;
+}
+
+STANDIN_API cublasStatus_t
+cublasLtMatrixLayoutCreate(cublasLtMatrixLayout_t *result, cudaDataType type,
+                           uint64_t rows, uint64_t cols, int64_t ld) {
+  *result = reinterpret_cast<cublasLtMatrixLayout_t>(
+      new Layout{type, rows, cols, ld});
+  return CUBLAS_STATUS_SUCCESS;
+}
+
+STANDIN_API cublasStatus_t
+cublasLtMatrixLayoutDestroy(cublasLtMatrixLayout_t handle) {
+  delete layout(handle);
+  return CUBLAS_STATUS_SUCCESS;
+}
+
+STANDIN_API cublasStatus_t cublasLtMatrixLayoutSetAttribute(
+    cublasLtMatrixLayout_t handle, cublasLtMatrixLayoutAttribute_t attribute,
+    const void *buffer, size_t size) {
+  Layout &l = *layout(handle);
+  bool ok = false;
+  switch (attribute) {
+  case CUBLASLT_MATRIX_LAYOUT_ORDER:
+    ok = read(l.order, buffer, size) &&
+         (l.order == CUBLASLT_ORDER_COL || l.order == CUBLASLT_ORDER_ROW);
+    break;
+  case CUBLASLT_MATRIX_LAYOUT_BATCH_COUNT:
+    ok = read(l.batchCount, buffer, size) && l.batchCount >= 1;
+    break;
+  case CUBLASLT_MATRIX_LAYOUT_STRIDED_BATCH_OFFSET:
+    ok = read(l.batchStride, buffer, size);
+    break;
+  default:
+    break;
+  }
+  return ok ? CUBLAS_STATUS_SUCCESS : CUBLAS_STATUS_INVALID_VALUE;
+}
+
+STANDIN_API cublasStatus_t
+cublasLtMatmulPreferenceCreate(cublasLtMatmulPreference_t *result) {
+  *result = reinterpret_cast<cublasLtMatmulPreference_t>(new Preference);
+  return CUBLAS_STATUS_SUCCESS;
+}
+
+STANDIN_API cublasStatus_t
+cublasLtMatmulPreferenceDestroy(cublasLtMatmulPreference_t handle) {
+  delete reinterpret_cast<Preference *>(handle);
+  return CUBLAS_STATUS_SUCCESS;
+}
+
+STANDIN_API cublasStatus_t cublasLtMatmulPreferenceSetAttribute(
+    cublasLtMatmulPreference_t handle,
+    cublasLtMatmulPreferenceAttributes_t attribute, const void *buffer,
+    size_t size) {
+  Preference &p = *reinterpret_cast<Preference *>(handle);
+  if (attribute == CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES &&
+      read(p.maxWorkspace, buffer, size))
+    return CUBLAS_STATUS_SUCCESS;
+  return CUBLAS_STATUS_INVALID_VALUE;
+}
+
+STANDIN_API cublasStatus_t cublasLtMatmulAlgoGetHeuristic(
+    cublasLtHandle_t handle, cublasLtMatmulDesc_t operation,
+    cublasLtMatrixLayout_t a, cublasLtMatrixLayout_t b,
+    cublasLtMatrixLayout_t c, cublasLtMatrixLayout_t d,
+    cublasLtMatmulPreference_t preference, int requested,
+    cublasLtMatmulHeuristicResult_t results[], int *returned) {
+  if (requested < 1)
+    return CUBLAS_STATUS_INVALID_VALUE;
+  std::memset(results, 0, sizeof(results[0]));
+  results[0].algo.data[0] = 42; // what cublasLtMatmul expects back
+  results[0].state = CUBLAS_STATUS_SUCCESS;
+  results[0].wavesCount = 1;
+  *returned = 1;
+  standin::log("cublasLtMatmulAlgoGetHeuristic");
+  return CUBLAS_STATUS_SUCCESS;
+}
+
+STANDIN_API cublasStatus_t
+cublasLtMatmul(cublasLtHandle_t handle, cublasLtMatmulDesc_t operation,
+               const void *alpha, const void *a, cublasLtMatrixLayout_t aLayout,
+               const void *b, cublasLtMatrixLayout_t bLayout, const void *beta,
+               const void *c, cublasLtMatrixLayout_t cLayout, void *d,
+               cublasLtMatrixLayout_t dLayout, const cublasLtMatmulAlgo_t *algo,
+               void *workspace, size_t workspaceBytes, cudaStream_t stream) {
+  const Desc &op = *desc(operation);
+  const Layout &la = *layout(aLayout), &lb = *layout(bLayout),
+               &lc = *layout(cLayout), &ld = *layout(dLayout);
+  // The checks cuBLASLt makes, as far as the runtime's calls go.
+  bool transA = op.transa == CUBLAS_OP_T, transB = op.transb == CUBLAS_OP_T;
+  int64_t m = ld.rows, n = ld.cols;
+  int64_t k = transA ? la.rows : la.cols;
+  cudaDataType type = ld.type;
+  bool typesMatch = la.type == type && lb.type == type && lc.type == type &&
+                    op.scale == type &&
+                    (type == CUDA_R_64F ? op.compute == CUBLAS_COMPUTE_64F
+                                        : op.compute != CUBLAS_COMPUTE_64F);
+  bool shapesMatch =
+      int64_t(transA ? la.cols : la.rows) == m &&
+      int64_t(transB ? lb.rows : lb.cols) == n &&
+      int64_t(transB ? lb.cols : lb.rows) == k && lc.rows == ld.rows &&
+      lc.cols == ld.cols && lc.ld == ld.ld && lc.order == ld.order &&
+      la.batchCount == ld.batchCount && lb.batchCount == ld.batchCount &&
+      lc.batchCount == ld.batchCount;
+  bool biasOk = !(op.epilogue & CUBLASLT_EPILOGUE_BIAS) ||
+                (op.bias && (op.biasType == -1 || op.biasType == type));
+  if (!typesMatch || !shapesMatch || !biasOk || !la.valid() || !lb.valid() ||
+      !lc.valid() || !ld.valid() || (algo && algo->data[0] != 42)) {
+    standin::log("cublasLtMatmul stream=%d rejected",
+                 standin::streamId(stream));
+    return CUBLAS_STATUS_INVALID_VALUE;
+  }
+  if (type == CUDA_R_32F)
+    multiply(op, *static_cast<const float *>(alpha),
+             static_cast<const float *>(a), la, static_cast<const float *>(b),
+             lb, *static_cast<const float *>(beta),
+             static_cast<const float *>(c), lc, static_cast<float *>(d), ld, m,
+             n, k);
+  else
+    multiply(op, *static_cast<const double *>(alpha),
+             static_cast<const double *>(a), la, static_cast<const double *>(b),
+             lb, *static_cast<const double *>(beta),
+             static_cast<const double *>(c), lc, static_cast<double *>(d), ld,
+             m, n, k);
+  double betaValue = type == CUDA_R_32F ? *static_cast<const float *>(beta)
+                                        : *static_cast<const double *>(beta);
+  standin::log("cublasLtMatmul stream=%d type=%s compute=%d m=%ld n=%ld k=%ld "
+               "transa=%d transb=%d batch=%d epilogue=%s beta=%g "
+               "workspace=%zu",
+               standin::streamId(stream), type == CUDA_R_32F ? "f32" : "f64",
+               op.compute, long(m), long(n), long(k), op.transa, op.transb,
+               ld.batchCount, epilogueName(op.epilogue), betaValue,
+               workspaceBytes);
+  return CUBLAS_STATUS_SUCCESS;
+}
+
+#define STANDIN_CHECK(MEMBER, SYMBOL, RET, PARAMS)                             \
+  static_assert(std::is_same_v<decltype(&SYMBOL), RET(*) PARAMS>, #SYMBOL);
+ONEFLOW_CUBLASLT_FUNCTIONS(STANDIN_CHECK)
