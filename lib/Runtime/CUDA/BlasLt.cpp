@@ -179,8 +179,8 @@ BlasLt::Impl::~Impl() {
   }
   if (handle)
     lt.destroy(handle);
-  // The stream may still use the workspace.
-  if (workspace && device.synchronize(stream).ok())
+  // The stream may still use the workspace; freeing needs the context.
+  if (workspace && device.makeCurrent().ok() && device.synchronize(stream).ok())
     (void)device.free(workspace);
 }
 

@@ -152,7 +152,8 @@ Dnn::Impl::~Impl() {
     destroy(plan);
   if (handle)
     dnn.destroy(handle);
-  if (workspace && device.synchronize(stream).ok())
+  // The stream may still use the workspace; freeing needs the context.
+  if (workspace && device.makeCurrent().ok() && device.synchronize(stream).ok())
     (void)device.free(workspace);
 }
 

@@ -13,6 +13,7 @@
 
 #include "Driver.h"
 
+#include <atomic>
 #include <cstdio>
 #include <vector>
 
@@ -27,10 +28,9 @@ TaskContext *active() {
   TaskContext *context = currentTaskContext();
   if (!context) {
     // Nowhere to record it: a bug of the caller, said once.
-    static bool said = false;
-    if (!said)
+    static std::atomic<bool> said{false};
+    if (!said.exchange(true))
       std::fprintf(stderr, "oneflow_cuda_*: called outside a CUDA task\n");
-    said = true;
     return nullptr;
   }
   return context->failed() ? nullptr : context;
@@ -44,6 +44,9 @@ Status launch(TaskContext &context, int64_t kernel, const int64_t grid[3],
     return makeError("GPU kernel #", kernel, " launched, the plan has ",
                      functions.size());
   const GpuFunction &function = functions[kernel];
+  if (numArgs < 0 || (numArgs > 0 && !args))
+    return makeError("GPU kernel ", function.name, ": bad arguments (", numArgs,
+                     " at ", static_cast<void *>(args), ")");
   if (function.paramCount >= 0 && function.paramCount != numArgs)
     return makeError("GPU kernel ", function.name, " takes ",
                      function.paramCount, " parameters, the launch passes ",

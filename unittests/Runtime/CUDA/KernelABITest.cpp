@@ -384,6 +384,9 @@ TEST_F(CudaKernelABITest, LaunchChecksArguments) {
   EXPECT_EQ(context->takeError().message(),
             "kernel task_7: GPU kernel scale: bad launch grid 0x1x1 block "
             "32x1x1");
+  oneflow_cuda_launch(0, 1, 1, 1, 32, 1, 1, 0, nullptr, 3);
+  EXPECT_EQ(context->takeError().message(),
+            "kernel task_7: GPU kernel scale: bad arguments (3 at 0)");
 }
 
 TEST_F(CudaKernelABITest, ScratchIsStreamOrdered) {
