@@ -16,7 +16,10 @@ Engine::Engine(std::vector<std::unique_ptr<Regst>> regsts,
                std::vector<std::unique_ptr<StreamThread>> threads,
                bool stepByStep)
     : regsts(std::move(regsts)), actors(std::move(actors)),
-      threads(std::move(threads)), stepByStep(stepByStep) {}
+      threads(std::move(threads)), stepByStep(stepByStep) {
+  for (size_t t = 0; t < this->threads.size(); ++t)
+    this->threads[t]->index = int(t);
+}
 
 int64_t Engine::nowNs() const {
   return std::chrono::duration_cast<std::chrono::nanoseconds>(
@@ -113,6 +116,13 @@ void Engine::threadMain(int index) {
 
 void Engine::runThread(StreamThread &thread) {
   std::vector<Message> inbox;
+  if (device) {
+    Status status = device->startThread(thread);
+    if (!status.ok()) {
+      fail(status);
+      return;
+    }
+  }
   for (int64_t step = 0; step < options->steps; ++step) {
     // Step by step: the previous step's writes (ASSIGN) are all done.
     while (stepByStep && thread.stepsDone < step)
@@ -131,6 +141,15 @@ void Engine::runThread(StreamThread &thread) {
       }
       if (!thread.sends.empty())
         progressSends(thread, /*wait=*/false);
+    }
+    if (device) {
+      Status status = device->finishStep(thread);
+      if (!status.ok()) {
+        fail(makeError("stream '", thread.stream, "' of rank ", thread.rank,
+                       " at step ", options->firstStep + step, ": ",
+                       status.message()));
+        return;
+      }
     }
     // Step by step: a SEND has finished its step once its send completed.
     if (stepByStep && !thread.sends.empty()) {
@@ -218,48 +237,51 @@ Status Engine::fire(int actorIndex, int64_t step, StreamThread &thread) {
   // Feeds, sinks and messages count steps from the run's first step.
   const int64_t globalStep = options->firstStep + step;
   Status status;
-  switch (task.kind()) {
-  case plan::KERNEL:
-    actor.kernel(actor.args.data());
-    break;
-  case plan::INPUT:
-    if (!*feed)
-      status = makeError("input '", task.io_name(), "' has no feed");
-    else
-      status = (*feed)(task.io_name(), globalStep, actor.args[0],
-                       actor.outs[0]->desc->size_bytes());
-    break;
-  case plan::OUTPUT:
-    if (*sink)
-      status = (*sink)(task.io_name(), globalStep, actor.args[0],
-                       actor.inPorts[0].regst->desc->size_bytes());
-    break;
-  case plan::COLLECTIVE: {
-    if (!actor.collective) {
-      status = makeError("no communicator for a COLLECTIVE task");
+  if (device)
+    status = device->fire(actorIndex, globalStep, *feed, *sink);
+  else
+    switch (task.kind()) {
+    case plan::KERNEL:
+      actor.kernel(actor.args.data());
+      break;
+    case plan::INPUT:
+      if (!*feed)
+        status = makeError("input '", task.io_name(), "' has no feed");
+      else
+        status = (*feed)(task.io_name(), globalStep, actor.args[0],
+                         actor.outs[0]->desc->size_bytes());
+      break;
+    case plan::OUTPUT:
+      if (*sink)
+        status = (*sink)(task.io_name(), globalStep, actor.args[0],
+                         actor.inPorts[0].regst->desc->size_bytes());
+      break;
+    case plan::COLLECTIVE: {
+      if (!actor.collective) {
+        status = makeError("no communicator for a COLLECTIVE task");
+        break;
+      }
+      void *in = actor.argPorts.empty() ? nullptr : actor.args[0];
+      void *out =
+          actor.outs.empty() ? nullptr : actor.args[actor.argPorts.size()];
+      if (actor.isSend) {
+        thread.sends.push_back({actorIndex, step, {}});
+        status = actor.collective->startSend(in, thread.sends.back().requests);
+      } else {
+        status = actor.collective->run(in, out);
+      }
       break;
     }
-    void *in = actor.argPorts.empty() ? nullptr : actor.args[0];
-    void *out =
-        actor.outs.empty() ? nullptr : actor.args[actor.argPorts.size()];
-    if (actor.isSend) {
-      thread.sends.push_back({actorIndex, step, {}});
-      status = actor.collective->startSend(in, thread.sends.back().requests);
-    } else {
-      status = actor.collective->run(in, out);
+    case plan::ASSIGN:
+      // The variable update: readers of this step fired before (wait_for),
+      // readers of the next step come after it (step by step).
+      if (actor.args[1] != actor.args[0])
+        std::memcpy(actor.args[1], actor.args[0],
+                    size_t(actor.outs[0]->desc->size_bytes()));
+      break;
+    default:
+      break;
     }
-    break;
-  }
-  case plan::ASSIGN:
-    // The variable update: readers of this step fired before (wait_for),
-    // readers of the next step come after it (step by step).
-    if (actor.args[1] != actor.args[0])
-      std::memcpy(actor.args[1], actor.args[0],
-                  size_t(actor.outs[0]->desc->size_bytes()));
-    break;
-  default:
-    break;
-  }
   if (!status.ok())
     return makeError(PlanGraph::describe(task), " at step ", globalStep, ": ",
                      status.message());

@@ -76,6 +76,7 @@ struct Actor {
 };
 
 struct StreamThread {
+  int index = 0; // in the engine's threads
   int rank = 0;
   std::string stream;
   std::vector<int> order; // actor indices, in schedule order
@@ -99,6 +100,24 @@ struct StreamThread {
   int64_t stepsDone = 0;
 };
 
+/// Where a device plan's work goes (CUDA): instead of running a firing's
+/// kernel, copy or collective on the host, the engine hands it to the
+/// backend, which enqueues it on the firing thread's device stream after
+/// the device work it depends on. The engine's bookkeeping (regst slots,
+/// messages, steps) is the same for every device.
+class DeviceBackend {
+public:
+  virtual ~DeviceBackend() = default;
+  /// On each engine thread before its first firing of a run.
+  virtual Status startThread(const StreamThread &thread) = 0;
+  /// The work of one firing; `args` are the actor's buffers.
+  virtual Status fire(int actor, int64_t globalStep, const InputFeed &feed,
+                      const OutputSink &sink) = 0;
+  /// Once a thread fired every task of a step: waits for its device work
+  /// (step times are real; the next step of a step-by-step run sees it).
+  virtual Status finishStep(const StreamThread &thread) = 0;
+};
+
 class Engine {
 public:
   /// `stepByStep`: a thread starts step k+1 only once every thread
@@ -114,6 +133,12 @@ public:
   }
   /// steady_clock time (ns) at which the last run started.
   int64_t runStartNs() const { return startNs; }
+  /// A device plan's backend (must outlive the engine's runs).
+  void setDeviceBackend(DeviceBackend *backend) { device = backend; }
+  const std::vector<Actor> &allActors() const { return actors; }
+  const std::vector<std::unique_ptr<StreamThread>> &allThreads() const {
+    return threads;
+  }
   Status run(const RunOptions &options, const InputFeed &feed,
              const OutputSink &sink, RunStats &stats,
              std::vector<TraceEvent> &trace);
@@ -144,6 +169,7 @@ private:
   std::vector<std::unique_ptr<StreamThread>> threads;
   bool stepByStep = false;
   std::function<void(const Status &)> fatal;
+  DeviceBackend *device = nullptr;
 
   // Per run.
   const RunOptions *options = nullptr;

@@ -2,6 +2,7 @@
 
 #include "oneflow/Runtime/Executor.h"
 
+#include "CudaBackend.h"
 #include "Engine.h"
 
 #include "oneflow/Runtime/Distributed.h"
@@ -66,6 +67,10 @@ struct Executor::Impl {
   MemoryPlan memory;
   AlignedBuffer arena, persistent;
   std::unique_ptr<MpiCollectives> collectives;
+  /// CUDA plans: the GPU side; `persistent` is then the host image of the
+  /// persistent regsts, which live on the device.
+  std::unique_ptr<CudaBackend> cuda;
+  bool hostImageStale = false, hostImageChanged = false;
   std::unique_ptr<Engine> engine;
   RunStats stats;
   std::vector<TraceEvent> trace;
@@ -122,7 +127,12 @@ Executor::create(plan::Plan planProto, const std::string &planDir,
     status = world->agree(status);
   if (!status.ok())
     return status;
-  if (world) {
+  if (world && impl->cuda) {
+    status = world->agree(
+        impl->cuda->connect(*impl->graph, impl->options.rank, *world));
+    if (!status.ok())
+      return status;
+  } else if (world) {
     Expected<std::unique_ptr<MpiCollectives>> collectives =
         MpiCollectives::create(*impl->graph, impl->options.rank);
     if (!collectives.ok())
@@ -130,6 +140,14 @@ Executor::create(plan::Plan planProto, const std::string &planDir,
     impl->collectives = collectives.take();
   }
   impl->buildEngine(kernelOfTask);
+  if (impl->cuda) {
+    status = impl->cuda->attach(*impl->engine);
+    if (world)
+      status = world->agree(status);
+    if (!status.ok())
+      return status;
+    impl->engine->setDeviceBackend(impl->cuda.get());
+  }
   if (world && world->size() > 1)
     impl->engine->setFatalHandler(
         [world](const Status &error) { world->abort(error); });
@@ -159,6 +177,17 @@ Status Executor::Impl::prepare(const std::string &planDir,
     return makeError("rank ", rank, " is not in the plan (", plan->num_ranks(),
                      " ranks)");
 
+  if (plan->device() == "cuda") {
+    Expected<std::unique_ptr<CudaBackend>> backend =
+        CudaBackend::open(*plan, planDir, rank);
+    if (!backend.ok())
+      return backend.error();
+    cuda = backend.take();
+  } else if (!plan->device().empty() && plan->device() != "cpu") {
+    return makeError("the plan's device '", plan->device(),
+                     "' is not one this runtime runs (cpu, cuda)");
+  }
+
   Status status = loadKernels(planDir, kernelOfTask);
   if (!status.ok())
     return status;
@@ -169,13 +198,23 @@ Status Executor::Impl::prepare(const std::string &planDir,
     return makeError("the plan needs ", needed, " bytes of memory on rank ",
                      rank);
   try {
-    arena = AlignedBuffer(memory.arenaBytes[rank]);
+    if (!cuda)
+      arena = AlignedBuffer(memory.arenaBytes[rank]);
     persistent = AlignedBuffer(memory.persistentBytes[rank]);
   } catch (const std::bad_alloc &) {
     return makeError("out of memory allocating ", needed,
                      " bytes for the plan's regsts");
   }
-  return loadWeights(planDir);
+  if (cuda) {
+    status =
+        cuda->allocate(memory.arenaBytes[rank], memory.persistentBytes[rank]);
+    if (!status.ok())
+      return status;
+  }
+  status = loadWeights(planDir);
+  if (status.ok() && cuda)
+    status = cuda->upload(persistent.data(), memory.persistentBytes[rank]);
+  return status;
 }
 
 Status Executor::Impl::loadKernels(const std::string &planDir,
@@ -268,8 +307,13 @@ void Executor::Impl::buildEngine(const std::vector<KernelFn> &kernelOfTask) {
     auto regst = std::make_unique<Regst>();
     regst->desc = regstNodes[r].regst;
     regst->persistent = placement.persistent;
-    regst->base =
-        (placement.persistent ? persistent : arena).data() + placement.offset;
+    if (cuda)
+      regst->base =
+          (placement.persistent ? cuda->persistent() : cuda->arena()) +
+          placement.offset;
+    else
+      regst->base =
+          (placement.persistent ? persistent : arena).data() + placement.offset;
     regst->slotStride = placement.slotStride;
     regst->numSlots = placement.numSlots;
     regsts[r] = std::move(regst);
@@ -297,7 +341,9 @@ void Executor::Impl::buildEngine(const std::vector<KernelFn> &kernelOfTask) {
     actor.task = &task;
     actor.thread = it->second;
     actor.kernel = kernelOfTask[t];
-    if (task.kind() == plan::COLLECTIVE) {
+    // CUDA plans' collectives are NCCL calls (CudaBackend), a SEND's slot
+    // free once it is enqueued (reuse waits for it on the device).
+    if (task.kind() == plan::COLLECTIVE && !cuda) {
       actor.collective = collectives ? collectives->op(t) : nullptr;
       actor.isSend = task.collective().kind() == plan::Collective::SEND;
     }
@@ -343,6 +389,19 @@ void Executor::Impl::buildEngine(const std::vector<KernelFn> &kernelOfTask) {
 Status Executor::run(const RunOptions &options, const InputFeed &feed,
                      const OutputSink &sink) {
   World *world = impl->options.world;
+  if (impl->cuda) {
+    // Persistent regsts written on the host since the last run go to the
+    // device; afterwards the host image is out of date.
+    if (impl->hostImageChanged) {
+      Status status =
+          impl->cuda->upload(impl->persistent.data(),
+                             impl->memory.persistentBytes[impl->options.rank]);
+      if (!status.ok())
+        return status;
+      impl->hostImageChanged = false;
+    }
+    impl->hostImageStale = true;
+  }
   if (!world || world->size() == 1)
     return impl->engine->run(options, feed, sink, impl->stats, impl->trace);
   // Start together: step times and traces line up across ranks.
@@ -467,6 +526,19 @@ void *Executor::persistentData(int64_t regstId) {
   const RegstPlacement &placement = impl->memory.placements[r];
   if (!placement.persistent || placement.rank != impl->options.rank)
     return nullptr;
+  if (impl->cuda) {
+    // The host image of the device's persistent regsts: brought up to
+    // date, and sent back before the next run (the caller may write it).
+    if (impl->hostImageStale) {
+      Status status = impl->cuda->download(
+          impl->persistent.data(),
+          impl->memory.persistentBytes[impl->options.rank]);
+      if (!status.ok())
+        return nullptr;
+      impl->hostImageStale = false;
+    }
+    impl->hostImageChanged = true;
+  }
   return impl->persistent.data() + placement.offset;
 }
 

@@ -57,9 +57,11 @@ Expected<GpuFunction> Module::function(const std::string &name) const {
       break;
     if (Status status = api.check(result, "cuFuncGetParamInfo"); !status.ok())
       return makeError("GPU kernel ", name, ": ", status.message());
-    if (size != 8)
+    // 8-byte slots: narrower values sit in their low bytes.
+    if (size == 0 || size > 8)
       return makeError("GPU kernel ", name, " parameter ", index, " is ", size,
-                       " bytes (the kernel ABI passes 8-byte values)");
+                       " bytes (the kernel ABI passes values of up to 8 "
+                       "bytes)");
   }
   function.paramCount = static_cast<int>(index);
   return function;

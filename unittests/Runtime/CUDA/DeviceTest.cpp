@@ -214,8 +214,15 @@ const char *kTestPtx = R"(
 }
 
 .visible .entry narrow(
-	.param .u64 narrow_param_0,
+	.param .u64 .ptr .align 1 narrow_param_0,
 	.param .u32 narrow_param_1
+)
+{
+	ret;
+}
+.visible .entry wide(
+	.param .u64 wide_param_0,
+	.param .align 8 .b8 wide_param_1[16]
 )
 {
 	ret;
@@ -240,11 +247,16 @@ TEST_F(CudaDeviceTest, ModuleParamCounts) {
             "GPU kernel absent of " + path +
                 ": cuModuleGetFunction: CUDA_ERROR_NOT_FOUND (named symbol "
                 "not found)");
+  // A pointer parameter (NVVM's `.ptr .align 1` form) and a 4-byte one,
+  // which sits in the low bytes of its 8-byte slot.
   Expected<GpuFunction> narrow = (*module)->function("narrow");
-  ASSERT_FALSE(narrow.ok());
-  EXPECT_EQ(narrow.error().message(),
-            "GPU kernel narrow parameter 1 is 4 bytes (the kernel ABI passes "
-            "8-byte values)");
+  ASSERT_TRUE(narrow.ok()) << narrow.error().message();
+  EXPECT_EQ(narrow->paramCount, 2);
+  Expected<GpuFunction> wide = (*module)->function("wide");
+  ASSERT_FALSE(wide.ok());
+  EXPECT_EQ(wide.error().message(),
+            "GPU kernel wide parameter 1 is 16 bytes (the kernel ABI passes "
+            "values of up to 8 bytes)");
 }
 
 TEST_F(CudaDeviceTest, ModuleErrors) {

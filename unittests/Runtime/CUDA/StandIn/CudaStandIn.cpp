@@ -8,6 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include <cctype>
 #include "CudaApi.h"
 #include "StandIn.h"
 
@@ -89,13 +90,17 @@ void *host(CUdeviceptr pointer) { return reinterpret_cast<void *>(pointer); }
 /// The size in bytes of a PTX parameter declaration after `.param`
 /// (".u64 name", ".align 8 .b8 name[16]").
 size_t paramSize(const std::string &declaration) {
+  // The first type token (.u64, .f32, .b8 ...); `.ptr` and `.align N` may
+  // follow it (pointer parameters) or `.align N` precede it (arrays).
   size_t bits = 0, count = 1;
-  size_t type = declaration.find(".align") != std::string::npos
-                    ? declaration.find('.', declaration.find(".align") + 1)
-                    : declaration.find('.');
-  if (type != std::string::npos) {
-    size_t digits = type + 2; // past ".u", ".s", ".b", ".f"
-    bits = std::strtoul(declaration.c_str() + digits, nullptr, 10);
+  for (size_t at = declaration.find('.'); at != std::string::npos;
+       at = declaration.find('.', at + 1)) {
+    char kind = at + 1 < declaration.size() ? declaration[at + 1] : 0;
+    if ((kind == 'u' || kind == 's' || kind == 'b' || kind == 'f') &&
+        at + 2 < declaration.size() && std::isdigit(declaration[at + 2])) {
+      bits = std::strtoul(declaration.c_str() + at + 2, nullptr, 10);
+      break;
+    }
   }
   size_t bracket = declaration.find('[');
   if (bracket != std::string::npos)
