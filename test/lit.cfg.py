@@ -30,6 +30,15 @@ llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 
 # The CUDA toolkit (ptxas, libdevice) for the GPU code generation tests.
 config.substitutions.append(("%cuda_root", "/usr/local/cuda"))
+# Stand-ins for the CUDA libraries (unittests/Runtime/CUDA/StandIn): CUDA
+# plans run against them on machines without a GPU.
+config.substitutions.append(
+    ("%{cuda_standin}",
+     os.path.join(config.oneflow_obj_root, "lib", "cuda-standin")))
+config.substitutions.append(
+    ("%{check_cuda_log}",
+     os.path.join(config.test_source_root, "Runtime", "Inputs",
+                  "check_cuda_log.py")))
 if os.path.exists("/usr/local/cuda/bin/ptxas"):
     config.available_features.add("ptxas")
     config.substitutions.append(("%ptxas", "/usr/local/cuda/bin/ptxas"))

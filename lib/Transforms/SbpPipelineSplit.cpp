@@ -18,6 +18,7 @@
 #include "oneflow/Dialect/SBP/SBPDialect.h"
 #include "oneflow/Transforms/Passes.h"
 #include "oneflow/Transforms/Provenance.h"
+#include "llvm/ADT/MapVector.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/IRMapping.h"
@@ -348,6 +349,49 @@ LogicalResult scheduleProgram(func::FuncOp program, int64_t stage,
   return success();
 }
 
+/// Puts each program's receives from a peer in the order the peer sends
+/// them. MPI matches a receive to its send by tag, but NCCL (CUDA plans)
+/// matches them by order, and the schedules may order them differently
+/// (1F1B: the loss reaches stage 0 after the gradients it is used before).
+/// A receive has no operands, so it may move up: walking the sender's order
+/// backwards, a receive that comes after its successor moves just before
+/// it.
+void matchReceiveOrder(ArrayRef<func::FuncOp> programs) {
+  llvm::DenseMap<int64_t, func::FuncOp> programOf;
+  for (func::FuncOp program : programs) {
+    int64_t rank = 0;
+    if (!program.getSymName()
+             .drop_front(strlen("main_rank"))
+             .getAsInteger(10, rank))
+      programOf[rank] = program;
+  }
+  for (auto [sender, program] : programOf) {
+    // The tags each peer is sent, in order.
+    llvm::MapVector<int64_t, SmallVector<int64_t>> sentTo;
+    program.walk([&](sbp::SendOp send) {
+      sentTo[send.getPeer()].push_back(send.getTag());
+    });
+    for (auto &[receiver, tags] : sentTo) {
+      func::FuncOp peer = programOf.lookup(receiver);
+      if (!peer)
+        continue;
+      llvm::DenseMap<int64_t, sbp::RecvOp> recvOf;
+      peer.walk([&](sbp::RecvOp recv) {
+        if (recv.getPeer() == sender)
+          recvOf[recv.getTag()] = recv;
+      });
+      SmallVector<sbp::RecvOp> recvs;
+      for (int64_t tag : tags)
+        if (sbp::RecvOp recv = recvOf.lookup(tag))
+          recvs.push_back(recv);
+      for (int64_t k = int64_t(recvs.size()) - 2; k >= 0; --k)
+        if (recvs[k]->getBlock() == recvs[k + 1]->getBlock() &&
+            recvs[k + 1]->isBeforeInBlock(recvs[k]))
+          recvs[k]->moveBefore(recvs[k + 1]);
+    }
+  }
+}
+
 struct SbpPipelineSplitPass
     : public oneflow::impl::SbpPipelineSplitBase<SbpPipelineSplitPass> {
   using Base::Base;
@@ -409,6 +453,7 @@ struct SbpPipelineSplitPass
       program.setSymName(
           ("main_rank" + program.getSymName().drop_front(strlen("stage_rank")))
               .str());
+    matchReceiveOrder(split);
     module->setAttr(sbp::SBPDialect::kNumRanksAttrName,
                     IntegerAttr::get(IntegerType::get(&getContext(), 64),
                                      numDevices * stages));

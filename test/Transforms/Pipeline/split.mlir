@@ -27,8 +27,10 @@
 // ONEF: sbp.send %{{.*}} to 1 {tag = 4 : i64} : tensor<1x16xf32>
 // ONEF: sbp.recv from 1 {tag = 3 : i64} : tensor<1x16xf32>
 // ONEF: sbp.send %{{.*}} to 1 {tag = 6 : i64} : tensor<1x16xf32>
-// ONEF: %[[LOSS:.*]] = sbp.recv from 1 {tag = 8 : i64} : tensor<f32>
+// Receives from a peer come in the peer's send order (NCCL matches them by
+// order): the loss after the third gradient, as stage 1 sends it.
 // ONEF: sbp.recv from 1 {tag = 5 : i64} : tensor<1x16xf32>
+// ONEF-NEXT: %[[LOSS:.*]] = sbp.recv from 1 {tag = 8 : i64} : tensor<f32>
 // ONEF: sbp.recv from 1 {tag = 7 : i64} : tensor<1x16xf32>
 // CHECK: oneflow.assign @w1
 // CHECK: return %[[LOSS]]

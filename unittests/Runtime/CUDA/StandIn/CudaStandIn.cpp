@@ -8,9 +8,9 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include <cctype>
 #include "CudaApi.h"
 #include "StandIn.h"
+#include <cctype>
 
 #include <chrono>
 #include <cstring>

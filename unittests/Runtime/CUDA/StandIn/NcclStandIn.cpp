@@ -12,8 +12,10 @@
 //    only). Inside ncclGroupStart/End the inits wait for ncclGroupEnd and
 //    run ordered by id, so ranks never wait for each other in a cycle.
 //  - Operations run synchronously in the calling thread (the stream is
-//    only logged). ncclSend is a synchronous MPI send: like NCCL, it does
-//    not complete before the peer posted the receive. Grouped sends and
+//    only logged), but a lone ncclSend: real NCCL enqueues it and returns
+//    (the stream, not the host, waits for the peer), so the stand-in sends
+//    a copy of the data with MPI_Isend and completes it later (at the next
+//    call, or when the communicator is destroyed). Grouped sends and
 //    receives are posted together at ncclGroupEnd.
 //  - Sums of f16/bf16 are refused (the NCCL layer sums them in f32).
 //  - $ONEFLOW_NCCL_STANDIN_VERSION replaces the version (22809, 2.28.9);
@@ -27,6 +29,8 @@
 //===----------------------------------------------------------------------===//
 
 #include <mpi.h>
+
+#include <memory>
 
 #include <algorithm>
 #include <cstdarg>
@@ -294,7 +298,47 @@ ncclResult_t runInits(std::vector<PendingInit> inits) {
 }
 
 /// Runs grouped sends and receives together.
+/// Lone sends in flight: their request and the copy of their data.
+struct InFlightSend {
+  MPI_Request request;
+  std::vector<char> data;
+  ncclComm_t comm;
+};
+std::vector<std::unique_ptr<InFlightSend>> inFlight;
+
+/// Completes the sends that are done (all of `comm`'s when given).
+ncclResult_t progressSends(ncclComm_t waitFor = nullptr) {
+  for (size_t i = 0; i < inFlight.size();) {
+    int done = 0;
+    int rc = waitFor && inFlight[i]->comm == waitFor
+                 ? MPI_Wait(&inFlight[i]->request, MPI_STATUS_IGNORE)
+                 : MPI_Test(&inFlight[i]->request, &done, MPI_STATUS_IGNORE);
+    if (rc != MPI_SUCCESS)
+      return fail(ncclSystemError, "completing a send failed");
+    if (done || (waitFor && inFlight[i]->comm == waitFor))
+      inFlight.erase(inFlight.begin() + i);
+    else
+      ++i;
+  }
+  return ncclSuccess;
+}
+
 ncclResult_t runP2P(std::vector<PendingP2P> ops) {
+  if (ops.size() == 1 && ops[0].send) {
+    const PendingP2P &op = ops[0];
+    int size = 0;
+    MPI_Type_size(op.type, &size);
+    auto send = std::make_unique<InFlightSend>();
+    send->comm = op.comm;
+    send->data.assign(static_cast<const char *>(op.buffer),
+                      static_cast<const char *>(op.buffer) +
+                          size_t(size) * size_t(op.count));
+    if (MPI_Isend(send->data.data(), op.count, op.type, op.peer, kDataTag,
+                  op.comm->mpi, &send->request) != MPI_SUCCESS)
+      return fail(ncclSystemError, "posting a send failed");
+    inFlight.push_back(std::move(send));
+    return progressSends();
+  }
   std::vector<MPI_Request> requests(ops.size());
   for (size_t i = 0; i < ops.size(); ++i) {
     const PendingP2P &op = ops[i];
@@ -430,6 +474,8 @@ STANDIN_API ncclResult_t ncclCommDestroy(ncclComm_t comm) {
   if (!comm)
     return fail(ncclInvalidArgument, "ncclCommDestroy: null comm");
   logLine("ncclCommDestroy comm=%s/%d", comm->id.c_str(), comm->rank);
+  if (ncclResult_t rc = progressSends(comm))
+    return rc;
   if (comm->mpi != MPI_COMM_NULL)
     MPI_Comm_free(&comm->mpi);
   delete comm;
