@@ -287,7 +287,7 @@ LogicalResult mlir::oneflow::emitPlan(ModuleOp module,
   };
   std::string library = pathOf(built->plan.kernel_library());
   std::string tempLibrary = library + ".tmp";
-  if (failed(compileKernels(module, tempLibrary)))
+  if (failed(compileKernels(module, tempLibrary, options.gpuKernelsOnCpu)))
     return failure();
   if (std::error_code ec = llvm::sys::fs::rename(tempLibrary, library))
     return emitError(loc) << "cannot move the kernel library into place: "
