@@ -287,12 +287,10 @@ private:
   void emit() {
     Location loc = launch.getLoc();
     OpBuilder b(launch);
-    SmallVector<Value> blockSizes = {launch.getBlockSizeZ(),
-                                     launch.getBlockSizeY(),
-                                     launch.getBlockSizeX()};
-    SmallVector<Value> gridSizes = {launch.getGridSizeZ(),
-                                    launch.getGridSizeY(),
-                                    launch.getGridSizeX()};
+    SmallVector<Value> blockSizes = {
+        launch.getBlockSizeZ(), launch.getBlockSizeY(), launch.getBlockSizeX()};
+    SmallVector<Value> gridSizes = {
+        launch.getGridSizeZ(), launch.getGridSizeY(), launch.getGridSizeX()};
     // One slot per thread of a block for every per-thread value, allocated
     // once before the block loops (the blocks run one after the other).
     Value numThreads = b.createOrFold<arith::MulIOp>(
@@ -377,8 +375,8 @@ private:
     Value zero = arith::ConstantIndexOp::create(b, loc, 0);
     Value one = arith::ConstantIndexOp::create(b, loc, 1);
     Value first = valueOf(zero);
-    auto loop = scf::ForOp::create(b, loc, one, numThreads, one,
-                                   ValueRange{first});
+    auto loop =
+        scf::ForOp::create(b, loc, one, numThreads, one, ValueRange{first});
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(loop.getBody());
     Value acc = loop.getRegionIterArgs()[0];
