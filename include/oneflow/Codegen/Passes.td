@@ -187,7 +187,15 @@ def GpuLaunchesToCpuLoops
     combining kind or region; its result is uniform. Barriers and
     all-reduces inside other regions, warp-level ops, asynchronous launches,
     clusters and memory attributions are errors.
+
+    A sequential run cannot show a race between the threads of one phase;
+    `reverse-threads` runs each phase's threads in reverse (the all-reduce
+    folds keep thread order): a kernel whose results then change has one.
   }];
+  let options = [
+    Option<"reverseThreads", "reverse-threads", "bool", /*default=*/"false",
+           "Run the threads of each phase from the last to the first">,
+  ];
   let dependentDialects = ["::mlir::arith::ArithDialect",
                            "::mlir::memref::MemRefDialect",
                            "::mlir::scf::SCFDialect"];

@@ -70,7 +70,7 @@ static constexpr llvm::StringLiteral kGpuLoopsOnCpuPipeline =
     "convert-linalg-to-parallel-loops,"
     "oneflow-fuse-row-loops,"
     "func.func(oneflow-map-loops-to-gpu),"
-    "oneflow-gpu-launches-to-cpu-loops,";
+    "oneflow-gpu-launches-to-cpu-loops";
 
 /// The plan gives every argument of a kernel its own register, so no two
 /// buffer arguments overlap; telling LLVM so lets it keep accumulators in
@@ -272,9 +272,15 @@ LogicalResult mlir::oneflow::compileKernels(ModuleOp source,
     return failure();
   markBuffersNoAlias(*module);
   std::string loops = kLoopsToLLVMPipeline.str();
-  if (gpuKernelsOnCpu)
+  if (gpuKernelsOnCpu) {
+    // A race between the threads of a phase shows as results that change
+    // when they run the other way round.
+    const char *reverse = std::getenv("ONEFLOW_GPU_ON_CPU_REVERSE_THREADS");
+    bool reversed = reverse && StringRef(reverse) == "1";
     loops = kGpuLoopsOnCpuPipeline.str() +
+            (reversed ? "{reverse-threads=1}," : ",") +
             loops.substr(loops.find("convert-scf-to-openmp,"));
+  }
   if (failed(runKernelPipeline(*module, loops, source)))
     return failure();
   if (failed(addEntryPoints(*module, names)))

@@ -96,9 +96,9 @@ Value combine(OpBuilder &b, Location loc, gpu::AllReduceOperation kind,
 /// Opens nested scf.for loops from 0 to each of `sizes` (the first
 /// outermost; none for a size of 1), leaves `b` in the innermost body and
 /// returns the induction variables (0 for a size of 1) in the order of
-/// `sizes`.
+/// `sizes`; with `reverse`, each runs from its size - 1 down to 0.
 SmallVector<Value> openLoopNest(OpBuilder &b, Location loc,
-                                ArrayRef<Value> sizes) {
+                                ArrayRef<Value> sizes, bool reverse = false) {
   Value zero = arith::ConstantIndexOp::create(b, loc, 0);
   Value one = arith::ConstantIndexOp::create(b, loc, 1);
   SmallVector<Value> ivs;
@@ -109,7 +109,11 @@ SmallVector<Value> openLoopNest(OpBuilder &b, Location loc,
     }
     auto loop = scf::ForOp::create(b, loc, zero, size, one);
     b.setInsertionPointToStart(loop.getBody());
-    ivs.push_back(loop.getInductionVar());
+    Value iv = loop.getInductionVar();
+    if (reverse)
+      iv = arith::SubIOp::create(b, loc,
+                                 arith::SubIOp::create(b, loc, size, one), iv);
+    ivs.push_back(iv);
   }
   return ivs;
 }
@@ -125,8 +129,9 @@ struct Phase {
 
 class LaunchLowering {
 public:
-  explicit LaunchLowering(gpu::LaunchOp launch)
-      : launch(launch), body(launch.getBody().front()) {}
+  LaunchLowering(gpu::LaunchOp launch, bool reverseThreads)
+      : launch(launch), body(launch.getBody().front()),
+        reverseThreads(reverseThreads) {}
 
   LogicalResult run() {
     if (failed(check()))
@@ -330,7 +335,8 @@ private:
       if (!phase.threadOps.empty() || !phase.stores.empty()) {
         OpBuilder::InsertionGuard guard(b);
         IRMapping mapping = blockMapping;
-        SmallVector<Value> threadIvs = openLoopNest(b, loc, blockSizes);
+        SmallVector<Value> threadIvs =
+            openLoopNest(b, loc, blockSizes, reverseThreads);
         gpu::KernelDim3 threadIds = launch.getThreadIds();
         mapping.map(threadIds.z, threadIvs[0]);
         mapping.map(threadIds.y, threadIvs[1]);
@@ -401,6 +407,7 @@ private:
 
   gpu::LaunchOp launch;
   Block &body;
+  bool reverseThreads;
   SmallVector<Phase> phases;
   llvm::DenseMap<Operation *, unsigned> phaseOf;
   llvm::SmallPtrSet<Operation *, 16> uniformOps;
@@ -410,11 +417,13 @@ private:
 struct GpuLaunchesToCpuLoopsPass
     : public oneflow::impl::GpuLaunchesToCpuLoopsBase<
           GpuLaunchesToCpuLoopsPass> {
+  using Base::Base;
+
   void runOnOperation() override {
     SmallVector<gpu::LaunchOp> launches;
     getOperation()->walk([&](gpu::LaunchOp op) { launches.push_back(op); });
     for (gpu::LaunchOp launch : launches)
-      if (failed(LaunchLowering(launch).run()))
+      if (failed(LaunchLowering(launch, reverseThreads).run()))
         return signalPassFailure();
   }
 };

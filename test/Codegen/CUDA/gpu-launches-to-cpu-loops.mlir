@@ -1,5 +1,6 @@
 // RUN: oneflow-opt %s -split-input-file --pass-pipeline='builtin.module(func.func(oneflow-map-loops-to-gpu),oneflow-gpu-launches-to-cpu-loops)' | FileCheck %s
 // RUN: oneflow-opt %s -split-input-file --pass-pipeline='builtin.module(oneflow-gpu-launches-to-cpu-loops)' | FileCheck %s --check-prefix=HAND
+// RUN: oneflow-opt %s -split-input-file --pass-pipeline='builtin.module(oneflow-gpu-launches-to-cpu-loops{reverse-threads=1})' | FileCheck %s --check-prefix=REV
 
 // The GPU mapping of an elementwise nest (25 blocks of 256 threads) run on
 // the CPU: a loop over the blocks, inside it a loop over the threads (no
@@ -164,6 +165,19 @@ func.func @softmax(%x: memref<64x128xf32>, %y: memref<64x128xf32>) {
 // HAND: arith.cmpi eq, %{{.*}}, %[[ZERO]] : index
 // HAND-NOT: gpu.
 // HAND: return
+
+// reverse-threads: each phase's threads run from the last to the first (a
+// race between them would change the results); the fold keeps their order.
+// REV-LABEL: func.func @hand
+// REV: scf.for %[[ROW:.*]] = %c0 to %c4 step
+// REV: scf.for %[[TY:.*]] = %{{.*}} to %c4 step %[[ONE:.*]] {
+// REV-NEXT: %[[LASTY:.*]] = arith.subi %c4, %[[ONE]] : index
+// REV-NEXT: %{{.*}} = arith.subi %[[LASTY]], %[[TY]] : index
+// REV-NEXT: scf.for %[[TX:.*]] = %{{.*}} to %c16 step %[[ONE]] {
+// REV-NEXT: %[[LASTX:.*]] = arith.subi %c16, %[[ONE]] : index
+// REV-NEXT: %{{.*}} = arith.subi %[[LASTX]], %[[TX]] : index
+// REV: %[[FIRST:.*]] = memref.load %{{.*}}[%c0{{.*}}] : memref<64xf32>
+// REV-NEXT: scf.for %{{.*}} = %c1{{.*}} to %c64 step %c1{{.*}} iter_args(%{{.*}} = %[[FIRST]]) -> (f32) {
 func.func @hand(%a: memref<4x64xf32>, %out: memref<4x64xf32>, %s: memref<4xi32>) {
   %c1 = arith.constant 1 : index
   %c4 = arith.constant 4 : index
