@@ -310,7 +310,7 @@ LogicalResult mlir::oneflow::emitPlan(ModuleOp module,
       printCudaReport(*options.report, *report, fatbin);
   } else {
     built->plan.set_device("cpu");
-    if (failed(compileKernels(module, tempLibrary)))
+    if (failed(compileKernels(module, tempLibrary, options.gpuKernelsOnCpu)))
       return failure();
   }
   if (std::error_code ec = llvm::sys::fs::rename(tempLibrary, library))

@@ -111,6 +111,12 @@ static bool fusionDisabled() {
   const char *env = std::getenv("ONEFLOW_NO_FUSE");
   return noFuseOption || (env && llvm::StringRef(env) == "1");
 }
+static llvm::cl::opt<bool> gpuKernelsOnCpuOption(
+    "gpu-kernels-on-cpu",
+    llvm::cl::desc("With --emit=plan (developer check of the CUDA backend): "
+                   "map the kernels' loops onto GPU blocks and threads and "
+                   "run the launches as CPU loops"),
+    llvm::cl::init(false));
 static llvm::cl::opt<bool> sbpReport(
     "sbp-report",
     llvm::cl::desc("Print each op's SBP signature and the bytes every boxing "
@@ -364,6 +370,7 @@ static int compileToPlan(llvm::StringRef input, llvm::StringRef outputDir,
   if (input.ends_with(".onnx"))
     options.sourceModel = input.str();
   options.fuse = !fusionDisabled();
+  options.gpuKernelsOnCpu = gpuKernelsOnCpuOption;
   options.report = &llvm::errs();
   if (device == "cuda") {
     oneflow::CudaKernelsOptions cuda;

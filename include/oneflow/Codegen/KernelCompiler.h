@@ -14,7 +14,10 @@ namespace oneflow {
 
 /// Compiles the kernel functions of `module` for the host CPU into a shared
 /// library at `libraryPath`, each exported as `void <name>(void **args)`.
-LogicalResult compileKernels(ModuleOp module, llvm::StringRef libraryPath);
+/// With `gpuKernelsOnCpu` (a developer check of the CUDA backend), the loop
+/// nests go through the GPU mapping and run its launches as CPU loops.
+LogicalResult compileKernels(ModuleOp module, llvm::StringRef libraryPath,
+                             bool gpuKernelsOnCpu = false);
 
 struct CudaKernelsOptions {
   /// The CUDA toolkit (ptxas, fatbinary, libdevice).

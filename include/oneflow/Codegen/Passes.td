@@ -188,6 +188,35 @@ def PrepareLoopsForGPU : Pass<"oneflow-prepare-loops-for-gpu",
                            "::mlir::scf::SCFDialect"];
 }
 
+def GpuLaunchesToCpuLoops
+    : Pass<"oneflow-gpu-launches-to-cpu-loops", "::mlir::ModuleOp"> {
+  let summary = "Run every gpu.launch as sequential CPU loops with GPU semantics";
+  let description = [{
+    For checking the CUDA backend's loop mapping on a machine without a
+    GPU. A launch becomes a loop nest over its blocks; inside, the body is
+    split at each top-level `gpu.barrier` and `gpu.all_reduce` into phases
+    (MCUDA's loop fission), each run in a loop nest over the block's
+    threads. Per-thread values used after a barrier live in a per-thread
+    buffer (an alloca of blockDim elements) unless uniform (pure and
+    computed from block-level values: computed once per block). A
+    `gpu.all_reduce` folds the threads' operands in thread order, with its
+    combining kind or region; its result is uniform. Barriers and
+    all-reduces inside other regions, warp-level ops, asynchronous launches,
+    clusters and memory attributions are errors.
+
+    A sequential run cannot show a race between the threads of one phase;
+    `reverse-threads` runs each phase's threads in reverse (the all-reduce
+    folds keep thread order): a kernel whose results then change has one.
+  }];
+  let options = [
+    Option<"reverseThreads", "reverse-threads", "bool", /*default=*/"false",
+           "Run the threads of each phase from the last to the first">,
+  ];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::memref::MemRefDialect",
+                           "::mlir::scf::SCFDialect"];
+}
+
 def MoveHostWorkToGPU : Pass<"oneflow-move-host-work-to-gpu",
                              "::mlir::func::FuncOp"> {
   let summary = "Leave the host only launches, library calls and allocations";

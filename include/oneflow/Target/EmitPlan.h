@@ -28,6 +28,9 @@ struct EmitPlanOptions {
   std::string sourceModel;
   /// Group ops into fused kernels (oneflow-fuse) before outlining.
   bool fuse = true;
+  /// Compile the kernels through the CUDA backend's loop mapping, its
+  /// launches run as CPU loops (checks the GPU kernels' numerics).
+  bool gpuKernelsOnCpu = false;
   /// Where to print the kernel count and what fusion saved; null: nowhere.
   llvm::raw_ostream *report = nullptr;
   /// Compile the kernels for NVIDIA GPUs (a CUDA plan) instead of the CPU.

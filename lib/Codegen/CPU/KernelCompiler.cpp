@@ -64,6 +64,17 @@ static constexpr llvm::StringLiteral kLoopsToLLVMPipeline =
     "convert-openmp-to-llvm,"
     "reconcile-unrealized-casts";
 
+/// `--gpu-kernels-on-cpu`: the CUDA backend's loop mapping (as
+/// lib/Codegen/CUDA/KernelCompiler.cpp runs it), its launches run as
+/// sequential CPU loops (no OpenMP shaping: no parallel loop is left), then
+/// the rest of kLoopsToLLVMPipeline.
+static constexpr llvm::StringLiteral kGpuLoopsOnCpuPipeline =
+    "convert-linalg-to-parallel-loops,"
+    "oneflow-fuse-row-loops,"
+    "func.func(oneflow-prepare-loops-for-gpu,oneflow-map-loops-to-gpu,"
+    "oneflow-move-host-work-to-gpu),"
+    "oneflow-gpu-launches-to-cpu-loops";
+
 /// The plan gives every argument of a kernel its own register, so no two
 /// buffer arguments overlap; telling LLVM so lets it keep accumulators in
 /// registers and vectorize without run-time checks. The exception: a result
@@ -134,7 +145,8 @@ static LogicalResult link(Location loc, StringRef objectPath,
 }
 
 LogicalResult mlir::oneflow::compileKernels(ModuleOp source,
-                                            StringRef libraryPath) {
+                                            StringRef libraryPath,
+                                            bool gpuKernelsOnCpu) {
   MLIRContext *context = source.getContext();
   context->loadDialect<LLVM::LLVMDialect>();
   SmallVector<std::string> names;
@@ -143,7 +155,17 @@ LogicalResult mlir::oneflow::compileKernels(ModuleOp source,
   if (failed(runKernelPipeline(*module, kBufferizationPipeline, source)))
     return failure();
   markBuffersNoAlias(*module);
-  if (failed(runKernelPipeline(*module, kLoopsToLLVMPipeline, source)))
+  std::string loops = kLoopsToLLVMPipeline.str();
+  if (gpuKernelsOnCpu) {
+    // A race between the threads of a phase shows as results that change
+    // when they run the other way round.
+    const char *reverse = std::getenv("ONEFLOW_GPU_ON_CPU_REVERSE_THREADS");
+    bool reversed = reverse && StringRef(reverse) == "1";
+    loops = kGpuLoopsOnCpuPipeline.str() +
+            (reversed ? "{reverse-threads=1}," : ",") +
+            loops.substr(loops.find("convert-scf-to-openmp,"));
+  }
+  if (failed(runKernelPipeline(*module, loops, source)))
     return failure();
   if (failed(addEntryPoints(*module, names)))
     return failure();

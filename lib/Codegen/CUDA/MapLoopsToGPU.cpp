@@ -178,14 +178,35 @@ bool followsInductionVar(Value index, scf::ForOp loop) {
 
 /// Whether every store in `loop` (nested loops included) writes an element
 /// chosen by the loop's own iteration, so iterations never write one
-/// location twice and may run on different threads.
+/// location twice, and every load of a stored buffer reads, in a dimension
+/// where a store follows the iteration, the same index as that store (no
+/// iteration reads another's result, as a running sum does): the iterations
+/// may run on different threads.
 bool writesDistinctElements(scf::ForOp loop) {
+  SmallVector<memref::StoreOp> stores;
   WalkResult walk = loop.getBody()->walk([&](memref::StoreOp store) {
+    stores.push_back(store);
     return llvm::any_of(
                store.getIndices(),
                [&](Value index) { return followsInductionVar(index, loop); })
                ? WalkResult::advance()
                : WalkResult::interrupt();
+  });
+  if (walk.wasInterrupted())
+    return false;
+  walk = loop.getBody()->walk([&](memref::LoadOp load) {
+    bool stored = false, ownElement = false;
+    for (memref::StoreOp store : stores) {
+      if (store.getMemRef() != load.getMemRef())
+        continue;
+      stored = true;
+      for (auto [storeIndex, loadIndex] :
+           llvm::zip(store.getIndices(), load.getIndices()))
+        ownElement |=
+            storeIndex == loadIndex && followsInductionVar(storeIndex, loop);
+    }
+    return !stored || ownElement ? WalkResult::advance()
+                                 : WalkResult::interrupt();
   });
   return !walk.wasInterrupted();
 }

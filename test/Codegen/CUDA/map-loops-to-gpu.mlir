@@ -142,3 +142,35 @@ func.func @pooled(%x: memref<4x8x8xf32>, %y: memref<4xf32>) {
   }
   return
 }
+
+// -----
+
+// A running sum along a row writes a distinct element per iteration but
+// reads the previous iteration's: strided over threads, a thread would read
+// an element another has not written yet. Thread 0 runs it in order.
+// CHECK-LABEL: func.func @running_sum
+// CHECK: gpu.launch
+// CHECK: gpu.barrier
+// CHECK: %[[FIRST:.*]] = arith.cmpi eq
+// CHECK: scf.if %[[FIRST]] {
+// CHECK-NEXT: scf.for %{{.*}} = %c1 to %c64 step %c1 {
+// CHECK: gpu.barrier
+func.func @running_sum(%x: memref<4x64xf32>, %y: memref<4x64xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %c64 = arith.constant 64 : index
+  scf.parallel (%r) = (%c0) to (%c4) step (%c1) {
+    %v0 = memref.load %x[%r, %c0] : memref<4x64xf32>
+    memref.store %v0, %y[%r, %c0] : memref<4x64xf32>
+    scf.for %c = %c1 to %c64 step %c1 {
+      %p = arith.subi %c, %c1 : index
+      %prev = memref.load %y[%r, %p] : memref<4x64xf32>
+      %v = memref.load %x[%r, %c] : memref<4x64xf32>
+      %s = arith.addf %prev, %v : f32
+      memref.store %s, %y[%r, %c] : memref<4x64xf32>
+    }
+    scf.reduce
+  }
+  return
+}

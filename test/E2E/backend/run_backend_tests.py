@@ -12,6 +12,8 @@ no longer passes.
   run_backend_tests.py --bin build/bin --expect expected_passes.txt
   run_backend_tests.py ... --update     # rewrite the list
   run_backend_tests.py ... --filter test_add   # a subset, for debugging
+  run_backend_tests.py ... --one-per-op --opt-flag=--gpu-kernels-on-cpu
+      # the first listed test of each op type, compiled with a flag
 """
 
 import argparse
@@ -69,14 +71,14 @@ def compare(got, ref):
     return None
 
 
-def run_test(bin_dir, test_dir):
+def run_test(bin_dir, test_dir, opt_flags=()):
     model_path = os.path.join(test_dir, "model.onnx")
     with tempfile.TemporaryDirectory() as work:
         plan_dir = os.path.join(work, "plan")
         try:
             compile_ = subprocess.run(
                 [os.path.join(bin_dir, "oneflow-opt"), model_path,
-                 "--emit=plan", "-o", plan_dir],
+                 "--emit=plan", "-o", plan_dir, *opt_flags],
                 capture_output=True, text=True, errors="replace",
                 timeout=TIMEOUT_S)
         except subprocess.TimeoutExpired:
@@ -113,6 +115,29 @@ def run_test(bin_dir, test_dir):
     return "passed", ""
 
 
+def read_expected(path):
+    with open(path) as f:
+        return [l.strip() for l in f if l.strip() and not l.startswith("#")]
+
+
+def one_per_op(tests, expect_path):
+    """Of the listed tests, the first one using an op type no earlier one
+    used."""
+    listed = set(read_expected(expect_path))
+    chosen, seen_ops = [], set()
+    for folder, name, path in tests:
+        if f"{folder}/{name}" not in listed:
+            continue
+        model = onnx.load(os.path.join(path, "model.onnx"),
+                          load_external_data=False)
+        ops = {node.op_type for node in model.graph.node}
+        if ops <= seen_ops:
+            continue
+        seen_ops |= ops
+        chosen.append((folder, name, path))
+    return chosen
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--bin", required=True)
@@ -120,6 +145,11 @@ def main():
     parser.add_argument("--update", action="store_true")
     parser.add_argument("--filter", default="")
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 2)
+    parser.add_argument("--opt-flag", action="append", default=[],
+                        help="an extra oneflow-opt flag (repeatable)")
+    parser.add_argument("--one-per-op", action="store_true",
+                        help="only the first listed test of each op type "
+                             "(every op the compiler accepts, once)")
     args = parser.parse_args()
 
     tests = []
@@ -127,8 +157,11 @@ def main():
         for name in sorted(os.listdir(os.path.join(DATA, folder))):
             if args.filter in name:
                 tests.append((folder, name, os.path.join(DATA, folder, name)))
+    if args.one_per_op:
+        tests = one_per_op(tests, args.expect)
     with concurrent.futures.ThreadPoolExecutor(args.jobs) as pool:
-        results = list(pool.map(lambda t: run_test(args.bin, t[2]), tests))
+        results = list(pool.map(
+            lambda t: run_test(args.bin, t[2], args.opt_flag), tests))
 
     counts = collections.defaultdict(collections.Counter)
     passed, bad = [], []
@@ -151,10 +184,10 @@ def main():
             f.write("# Backend tests that must pass end to end "
                     "(run_backend_tests.py --update rewrites this).\n")
             f.write("\n".join(passed) + "\n")
-    with open(args.expect) as f:
-        expected = [l.strip() for l in f if l.strip() and not l.startswith("#")]
-    if args.filter:
-        expected = [e for e in expected if args.filter in e]
+    expected = read_expected(args.expect)
+    if args.filter or args.one_per_op:
+        selected = {f"{folder}/{name}" for folder, name, _ in tests}
+        expected = [e for e in expected if e in selected]
     now = set(passed)
     regressions = [e for e in expected if e not in now]
     for line in bad:
