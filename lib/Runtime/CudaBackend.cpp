@@ -93,8 +93,10 @@ CudaBackend::open(const plan::Plan &plan, const std::string &planDir,
   if (!device.ok())
     return makeError("rank ", rank, ": ", device.error().message());
   backend->gpu = device.take();
+  if (plan.gpu_kernels_size() == 0)
+    return backend; // every kernel is a library call
   if (plan.gpu_binary().empty())
-    return makeError("the CUDA plan names no GPU binary");
+    return makeError("the CUDA plan names GPU kernels but no GPU binary");
   std::string path =
       (std::filesystem::path(planDir) / plan.gpu_binary()).string();
   Expected<std::unique_ptr<cuda::Module>> module =

@@ -231,8 +231,8 @@ prepareKernels(ModuleOp module, const EmitPlanOptions &options,
 static void printCudaReport(llvm::raw_ostream &os,
                             const CudaKernelsReport &report, StringRef fatbin) {
   os << "cuda: " << report.launches << " GPU kernels from " << report.kernels
-     << " kernels; " << report.hostCalls << " library calls; " << fatbin
-     << "\n";
+     << " kernels; " << report.hostCalls << " library calls; "
+     << (report.launches ? fatbin : StringRef("no fatbin")) << "\n";
   for (const CudaArchReport &arch : report.archs)
     os << "cuda " << arch.arch << ": at most " << arch.maxRegisters
        << " registers per thread, " << arch.spillingEntries
@@ -295,15 +295,19 @@ LogicalResult mlir::oneflow::emitPlan(ModuleOp module,
     // A CUDA plan: the GPU functions in a fatbin, their host code in
     // kernels.so.
     built->plan.set_device("cuda");
-    built->plan.set_gpu_binary("kernels.fatbin");
-    std::string fatbin = pathOf(built->plan.gpu_binary());
+    std::string fatbin = pathOf("kernels.fatbin");
     FailureOr<CudaKernelsReport> report =
         compileCudaKernels(module, fatbin + ".tmp", tempLibrary, *options.cuda);
     if (failed(report))
       return failure();
-    if (std::error_code ec = llvm::sys::fs::rename(fatbin + ".tmp", fatbin))
-      return emitError(loc)
-             << "cannot move the fatbin into place: " << ec.message();
+    // Without GPU functions (every kernel a library call) there is no
+    // fatbin.
+    if (!report->gpuKernels.empty()) {
+      built->plan.set_gpu_binary("kernels.fatbin");
+      if (std::error_code ec = llvm::sys::fs::rename(fatbin + ".tmp", fatbin))
+        return emitError(loc)
+               << "cannot move the fatbin into place: " << ec.message();
+    }
     for (const std::string &name : report->gpuKernels)
       built->plan.add_gpu_kernels(name);
     if (options.report)

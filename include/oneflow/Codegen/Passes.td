@@ -246,4 +246,20 @@ def GpuLaunchesToRuntimeCalls : Pass<"oneflow-gpu-launches-to-runtime-calls",
                            "::mlir::memref::MemRefDialect"];
 }
 
+def FoldGemmEpilogues : Pass<"oneflow-fold-gemm-epilogues", "::mlir::ModuleOp"> {
+  let summary = "Fold bias and ReLU around a product into its cuBLASLt call";
+  let description = [{
+    On bufferized kernels (CUDA path): a batched product with a contiguous,
+    untransposed A and a B shared by every batch becomes one product of
+    batch * m rows; a broadcast of a bias vector over the rows of C before
+    `oneflow_gemm_acc_f32(a, b, c, ...)` becomes
+    `oneflow_gemm_bias_f32(a, b, bias, c, ...)` (cuBLASLt's bias
+    epilogue), and an in-place ReLU of C right after it
+    `oneflow_gemm_bias_relu_f32`.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::func::FuncDialect",
+                           "::mlir::memref::MemRefDialect"];
+}
+
 #endif // ONEFLOW_CODEGEN_PASSES_TD

@@ -199,6 +199,7 @@ mlir::oneflow::compileCudaKernels(ModuleOp source, StringRef fatbinPath,
   OwningOpRef<ModuleOp> module = extractKernels(source, names);
   if (failed(runKernelPipeline(*module, kBufferizationPipeline, anchor)) ||
       failed(runKernelPipeline(*module,
+                               "oneflow-fold-gemm-epilogues,"
                                "convert-linalg-to-parallel-loops,"
                                "oneflow-fuse-row-loops,"
                                "func.func(oneflow-prepare-loops-for-gpu,"
@@ -216,8 +217,16 @@ mlir::oneflow::compileCudaKernels(ModuleOp source, StringRef fatbinPath,
     else if (isa<func::CallOp>(op) && !op->getParentOfType<gpu::GPUModuleOp>())
       ++report.hostCalls;
   });
-  if (report.launches == 0)
-    return anchor->emitError() << "no kernel has a loop to run on the GPU";
+  if (report.launches == 0) {
+    // Every kernel is a library call (e.g. products with their epilogues):
+    // host code only, no fatbin.
+    if (hostLibraryPath.empty())
+      return anchor->emitError() << "no kernel has a loop to run on the GPU";
+    if (failed(
+            compileHostCode(*module, anchor, names, hostLibraryPath, report)))
+      return failure();
+    return report;
+  }
   mergeGpuModules(*module);
 
   std::string lowering;
