@@ -222,6 +222,9 @@ def check_plan(opt, model, work):
     except subprocess.TimeoutExpired:
         result["error"] = "oneflow-opt hangs"
         return result
+    except OSError as error:
+        result["error"] = f"cannot start oneflow-opt: {error}"
+        return result
     result["seconds"] = time.time() - start
     if done.returncode != 0:
         kind = "" if done.returncode == 1 else f"oneflow-opt exit {done.returncode}: "
