@@ -53,13 +53,16 @@ static void mergeGpuModules(ModuleOp module) {
          llvm::make_early_inc_range(gpuModule.getBodyRegion().front())) {
       if (auto func = dyn_cast<gpu::GPUFuncOp>(op))
         func.setName(gpuModule.getName());
-      // Outlining copied the constant globals a kernel reads into its
-      // module: one copy of each is enough.
-      if (auto global = dyn_cast<memref::GlobalOp>(op))
-        if (SymbolTable::lookupSymbolIn(merged, global.getSymName())) {
-          op.erase();
-          continue;
-        }
+      // Outlining copied the constant globals and helper functions (e.g.
+      // math.ipowi's) a kernel uses into its module: one copy of each is
+      // enough.
+      if (!isa<gpu::GPUFuncOp>(op))
+        if (auto name =
+                op.getAttrOfType<StringAttr>(SymbolTable::getSymbolAttrName()))
+          if (SymbolTable::lookupSymbolIn(merged, name)) {
+            op.erase();
+            continue;
+          }
       op.moveBefore(&body, body.end());
     }
     gpuModule.erase();
@@ -205,6 +208,10 @@ mlir::oneflow::compileCudaKernels(ModuleOp source, StringRef fatbinPath,
                                "func.func(oneflow-prepare-loops-for-gpu,"
                                "oneflow-map-loops-to-gpu,"
                                "oneflow-move-host-work-to-gpu),"
+                               // Integer powers become helper functions,
+                               // which outlining copies into the GPU module
+                               // (NVVM has no lowering of math.ipowi).
+                               "convert-math-to-funcs,"
                                "gpu-kernel-outlining",
                                anchor)))
     return failure();

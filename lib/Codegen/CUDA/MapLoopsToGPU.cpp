@@ -19,6 +19,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "LoopMapping.h"
 #include "oneflow/Codegen/LoopWork.h"
 #include "oneflow/Codegen/Passes.h"
 
@@ -85,13 +86,18 @@ void cloneBody(OpBuilder &b, Block &block, IRMapping &mapping) {
     b.clone(op, mapping);
 }
 
-/// A loop over a row that accumulates into one cell: `cell[...] =
-/// combine(cell[...], value)` with the cell's indices fixed in the loop.
+/// A loop nest that accumulates into one cell: `cell[...] =
+/// combine(cell[...], value)` in the innermost body, with the cell's indices
+/// fixed in the nest. A loop over a row is a nest of one; a reduction over
+/// several dimensions (a global pooling, a loss over a whole batch) has one
+/// loop per dimension.
 struct RowReduction {
+  SmallVector<scf::ForOp> nest; // outermost first
+  SmallVector<int64_t> counts;  // static trip counts of a nest of several
   memref::LoadOp load;
   memref::StoreOp store;
   Operation *combine;
-  Value value; // the loop's contribution, combined with the cell
+  Value value; // the nest's contribution, combined with the cell
   gpu::AllReduceOperation kind;
 };
 
@@ -115,12 +121,58 @@ std::optional<gpu::AllReduceOperation> reductionKind(Operation *op) {
   return std::nullopt;
 }
 
+/// The perfect nest of scf.for starting at `loop`: each outer level holds
+/// one loop and otherwise only pure ops and loads (recomputed per
+/// iteration once the nest is flattened), loops yield nothing, and inner
+/// bounds are fixed in the nest.
+SmallVector<scf::ForOp> reductionNest(scf::ForOp loop) {
+  SmallVector<scf::ForOp> nest = {loop};
+  while (true) {
+    scf::ForOp level = nest.back();
+    if (level.getNumResults() != 0)
+      return {};
+    scf::ForOp next;
+    bool onlyPure = true;
+    for (Operation &op : level.getBody()->without_terminator()) {
+      if (auto forOp = dyn_cast<scf::ForOp>(op)) {
+        if (next)
+          return {};
+        next = forOp;
+      } else if (!isMemoryEffectFree(&op) && !isa<memref::LoadOp>(op)) {
+        onlyPure = false;
+      }
+    }
+    if (!next)
+      return nest;
+    if (!onlyPure ||
+        !llvm::all_of(ValueRange{next.getLowerBound(), next.getUpperBound(),
+                                 next.getStep()},
+                      [&](Value v) { return loop.isDefinedOutsideOfLoop(v); }))
+      return {};
+    nest.push_back(next);
+  }
+}
+
 std::optional<RowReduction> matchRowReduction(scf::ForOp loop) {
-  if (loop.getNumResults() != 0)
+  SmallVector<scf::ForOp> nest = reductionNest(loop);
+  if (nest.empty())
     return std::nullopt;
+  SmallVector<int64_t> counts;
+  if (nest.size() > 1) {
+    // The flattened nest is strided over the threads: its shape must be
+    // known.
+    for (scf::ForOp level : nest) {
+      std::optional<int64_t> count = tripCount(
+          level.getLowerBound(), level.getUpperBound(), level.getStep());
+      if (!count)
+        return std::nullopt;
+      counts.push_back(*count);
+    }
+  }
+  scf::ForOp innermost = nest.back();
   SmallVector<memref::StoreOp> stores;
   loop.getBody()->walk([&](memref::StoreOp store) { stores.push_back(store); });
-  if (stores.size() != 1 || stores[0]->getBlock() != loop.getBody())
+  if (stores.size() != 1 || stores[0]->getBlock() != innermost.getBody())
     return std::nullopt;
   memref::StoreOp store = stores[0];
   if (!llvm::all_of(store.getIndices(), [&](Value index) {
@@ -128,7 +180,7 @@ std::optional<RowReduction> matchRowReduction(scf::ForOp loop) {
       }))
     return std::nullopt;
   Operation *combine = store.getValue().getDefiningOp();
-  if (!combine || combine->getBlock() != loop.getBody() ||
+  if (!combine || combine->getBlock() != innermost.getBody() ||
       combine->getNumOperands() != 2)
     return std::nullopt;
   std::optional<gpu::AllReduceOperation> kind = reductionKind(combine);
@@ -139,7 +191,7 @@ std::optional<RowReduction> matchRowReduction(scf::ForOp loop) {
     if (!load || load.getMemRef() != store.getMemRef() ||
         load.getIndices() != store.getIndices() || !load->hasOneUse())
       continue;
-    // The cell is read nowhere else in the loop.
+    // The cell is read nowhere else in the nest.
     bool onlyRead = true;
     loop.getBody()->walk([&](memref::LoadOp other) {
       if (other != load && other.getMemRef() == store.getMemRef())
@@ -147,7 +199,8 @@ std::optional<RowReduction> matchRowReduction(scf::ForOp loop) {
     });
     if (!onlyRead)
       return std::nullopt;
-    return RowReduction{load, store, combine, combine->getOperand(1 - side),
+    return RowReduction{nest,  counts,  load,
+                        store, combine, combine->getOperand(1 - side),
                         *kind};
   }
   return std::nullopt;
@@ -177,36 +230,35 @@ bool followsInductionVar(Value index, scf::ForOp loop) {
 }
 
 /// Whether every store in `loop` (nested loops included) writes an element
-/// chosen by the loop's own iteration, so iterations never write one
-/// location twice, and every load of a stored buffer reads, in a dimension
-/// where a store follows the iteration, the same index as that store (no
-/// iteration reads another's result, as a running sum does): the iterations
-/// may run on different threads.
+/// chosen by the loop's own iteration, and every access to a written buffer
+/// uses the same index in the dimensions that iteration chooses, so
+/// iterations never write one location twice nor read another's, and may
+/// run on different threads.
 bool writesDistinctElements(scf::ForOp loop) {
-  SmallVector<memref::StoreOp> stores;
+  // Per written buffer: the dimensions its stores pick by the iteration,
+  // with the index there.
+  llvm::DenseMap<Value, SmallVector<std::pair<unsigned, Value>>> written;
   WalkResult walk = loop.getBody()->walk([&](memref::StoreOp store) {
-    stores.push_back(store);
-    return llvm::any_of(
-               store.getIndices(),
-               [&](Value index) { return followsInductionVar(index, loop); })
-               ? WalkResult::advance()
-               : WalkResult::interrupt();
+    SmallVector<std::pair<unsigned, Value>> chosen;
+    for (auto [dim, index] : llvm::enumerate(store.getIndices()))
+      if (followsInductionVar(index, loop))
+        chosen.push_back({dim, index});
+    if (chosen.empty())
+      return WalkResult::interrupt();
+    auto [it, inserted] = written.try_emplace(store.getMemRef(), chosen);
+    return inserted || it->second == chosen ? WalkResult::advance()
+                                            : WalkResult::interrupt();
   });
   if (walk.wasInterrupted())
     return false;
   walk = loop.getBody()->walk([&](memref::LoadOp load) {
-    bool stored = false, ownElement = false;
-    for (memref::StoreOp store : stores) {
-      if (store.getMemRef() != load.getMemRef())
-        continue;
-      stored = true;
-      for (auto [storeIndex, loadIndex] :
-           llvm::zip(store.getIndices(), load.getIndices()))
-        ownElement |=
-            storeIndex == loadIndex && followsInductionVar(storeIndex, loop);
-    }
-    return !stored || ownElement ? WalkResult::advance()
-                                 : WalkResult::interrupt();
+    auto it = written.find(load.getMemRef());
+    if (it == written.end())
+      return WalkResult::advance();
+    for (auto [dim, index] : it->second)
+      if (load.getIndices()[dim] != index)
+        return WalkResult::interrupt();
+    return WalkResult::advance();
   });
   return !walk.wasInterrupted();
 }
@@ -251,6 +303,8 @@ public:
     bool hasInnerLoops = false;
     for (Operation &op : loop.getBody()->without_terminator())
       hasInnerLoops |= isa<scf::ForOp, scf::ParallelOp>(op);
+    if (loop->hasAttr(kThreadPerIterationAttr))
+      hasInnerLoops = false;
     if (hasInnerLoops ? failed(mapRows(*counts)) : failed(mapElements(*counts)))
       return failure();
     loop.erase();
@@ -318,10 +372,15 @@ private:
     return success();
   }
 
-  void barrier(Location loc) { gpu::BarrierOp::create(b, loc); }
+  void barrier(Location loc) {
+    gpu::BarrierOp::create(b, loc);
+    loadsSinceBarrier = false;
+  }
 
   /// Runs `build` on thread 0 only, then waits for it.
   template <typename Fn> void onFirstThread(Location loc, Fn build) {
+    if (loadsSinceBarrier)
+      barrier(loc);
     Value first = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
                                         thread, indexConstant(b, loc, 0));
     auto guard = scf::IfOp::create(b, loc, first, /*withElseRegion=*/false);
@@ -339,6 +398,19 @@ private:
       if (!op.use_empty())
         return op.emitOpError("yields values used after it; cannot map it to "
                               "a GPU block");
+      // A loop of one iteration (a unit dimension of a row) is its body: the
+      // loops inside are mapped on their own.
+      if (inner.getNumResults() == 0 &&
+          tripCount(mapping.lookupOrDefault(inner.getLowerBound()),
+                    mapping.lookupOrDefault(inner.getUpperBound()),
+                    mapping.lookupOrDefault(inner.getStep())) == 1) {
+        mapping.map(inner.getInductionVar(),
+                    mapping.lookupOrDefault(inner.getLowerBound()));
+        for (Operation &nested : inner.getBody()->without_terminator())
+          if (failed(mapRowOp(nested, mapping)))
+            return failure();
+        return success();
+      }
       if (std::optional<RowReduction> reduction = matchRowReduction(inner))
         return mapReduction(inner, *reduction, mapping);
       if (inner.getNumResults() != 0 || !writesDistinctElements(inner)) {
@@ -384,6 +456,7 @@ private:
     }
     if (isMemoryEffectFree(&op) || isa<memref::LoadOp>(op)) {
       b.clone(op, mapping);
+      loadsSinceBarrier |= isa<memref::LoadOp>(op);
       return success();
     }
     if (op.getNumResults() != 0)
@@ -393,30 +466,60 @@ private:
     return success();
   }
 
-  /// Each thread accumulates its stride of the row; gpu.all_reduce combines
-  /// the threads, and thread 0 folds the total into the cell.
+  /// Each thread accumulates its stride of the row (of the flattened
+  /// iterations of a nest); gpu.all_reduce combines the threads, and thread
+  /// 0 folds the total into the cell.
   LogicalResult mapReduction(scf::ForOp inner, RowReduction reduction,
                              IRMapping &mapping) {
     Location loc = inner.getLoc();
     Type type = reduction.store.getValue().getType();
     Value identity =
         arith::ConstantOp::create(b, loc, identityOf(reduction.kind, type));
-    Value step = mapping.lookupOrDefault(inner.getStep());
-    Value start = arith::AddIOp::create(
-        b, loc, mapping.lookupOrDefault(inner.getLowerBound()),
-        arith::MulIOp::create(b, loc, thread, step));
-    Value stride = arith::MulIOp::create(b, loc, step, numThreads);
-    auto strided = scf::ForOp::create(
-        b, loc, start, mapping.lookupOrDefault(inner.getUpperBound()), stride,
-        ValueRange{identity});
+    scf::ForOp strided;
+    if (reduction.nest.size() == 1) {
+      Value step = mapping.lookupOrDefault(inner.getStep());
+      Value start = arith::AddIOp::create(
+          b, loc, mapping.lookupOrDefault(inner.getLowerBound()),
+          arith::MulIOp::create(b, loc, thread, step));
+      Value stride = arith::MulIOp::create(b, loc, step, numThreads);
+      strided = scf::ForOp::create(
+          b, loc, start, mapping.lookupOrDefault(inner.getUpperBound()), stride,
+          ValueRange{identity});
+    } else {
+      strided = scf::ForOp::create(
+          b, loc, thread, indexConstant(b, loc, product(reduction.counts)),
+          numThreads, ValueRange{identity});
+    }
     {
       OpBuilder::InsertionGuard insertion(b);
       b.setInsertionPointToStart(strided.getBody());
-      mapping.map(inner.getInductionVar(), strided.getInductionVar());
-      for (Operation &op : inner.getBody()->without_terminator())
-        if (&op != reduction.load && &op != reduction.store &&
-            &op != reduction.combine)
-          b.clone(op, mapping);
+      if (reduction.nest.size() == 1) {
+        mapping.map(inner.getInductionVar(), strided.getInductionVar());
+      } else {
+        // Row-major delinearization of the flattened index into the
+        // nest's induction variables.
+        Value rest = strided.getInductionVar();
+        for (int64_t level = reduction.nest.size() - 1; level >= 0; --level) {
+          scf::ForOp forOp = reduction.nest[level];
+          Value index = rest;
+          if (level > 0) {
+            Value size = indexConstant(b, loc, reduction.counts[level]);
+            index = arith::RemUIOp::create(b, loc, rest, size);
+            rest = arith::DivUIOp::create(b, loc, rest, size);
+          }
+          Value scaled = arith::MulIOp::create(
+              b, loc, index, mapping.lookupOrDefault(forOp.getStep()));
+          mapping.map(forOp.getInductionVar(),
+                      arith::AddIOp::create(
+                          b, loc, scaled,
+                          mapping.lookupOrDefault(forOp.getLowerBound())));
+        }
+      }
+      for (scf::ForOp level : reduction.nest)
+        for (Operation &op : level.getBody()->without_terminator())
+          if (!isa<scf::ForOp>(op) && &op != reduction.load &&
+              &op != reduction.store && &op != reduction.combine)
+            b.clone(op, mapping);
       IRMapping combine;
       combine.map(reduction.combine->getOperand(0),
                   strided.getRegionIterArgs()[0]);
@@ -430,6 +533,8 @@ private:
                                                b.getContext(), reduction.kind),
                                            b.getUnitAttr())
                       .getResult();
+    // gpu.all_reduce waits for every thread: their loads are done.
+    loadsSinceBarrier = false;
     onFirstThread(loc, [&] {
       Operation *load = b.clone(*reduction.load, mapping);
       IRMapping combine;
@@ -446,6 +551,10 @@ private:
   scf::ParallelOp loop;
   OpBuilder b;
   Value thread, numThreads;
+  /// Whether every thread loaded from a buffer since the last barrier: a
+  /// store by thread 0 must wait for those loads (it may overwrite what
+  /// they read).
+  bool loadsSinceBarrier = false;
 };
 
 struct MapLoopsToGPUPass
@@ -461,3 +570,11 @@ struct MapLoopsToGPUPass
   }
 };
 } // namespace
+
+bool mlir::oneflow::isReductionNest(scf::ForOp loop) {
+  return matchRowReduction(loop).has_value();
+}
+
+LogicalResult mlir::oneflow::mapLoopNestToGPU(scf::ParallelOp loop) {
+  return LoopMapper(loop).map();
+}

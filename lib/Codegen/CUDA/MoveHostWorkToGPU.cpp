@@ -12,11 +12,16 @@
 //   reads a constant global reads the device copy of it (the get_global
 //   moves into the body, and outlining copies the global into the GPU
 //   module);
-// - every remaining run of host ops that touch buffers becomes a launch of
-//   one thread (correct; such code is small: scalar updates, short loops).
+// - every remaining run of host ops that touch buffers becomes a launch:
+//   of one block when it holds a reduction nest (a loss, a sum into a
+//   scalar: its iterations are strided over the threads and combined by
+//   gpu.all_reduce, the rest runs on thread 0, as a row of
+//   oneflow-map-loops-to-gpu), else of one thread (correct; such code is
+//   small: scalar updates, short loops).
 //
 //===----------------------------------------------------------------------===//
 
+#include "LoopMapping.h"
 #include "oneflow/Codegen/Passes.h"
 
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
@@ -139,8 +144,8 @@ void eraseDeadHostOps(Block &block) {
   }
 }
 
-/// Moves `ops` (contiguous, in order) into a new launch of one thread.
-LogicalResult wrapInSingleThreadLaunch(ArrayRef<Operation *> ops) {
+/// Fails (diagnosed) when the host uses a value `ops` compute after them.
+LogicalResult checkNoValueEscapes(ArrayRef<Operation *> ops) {
   Operation *first = ops.front();
   llvm::SmallPtrSet<Operation *, 16> inRun(ops.begin(), ops.end());
   for (Operation *op : ops)
@@ -152,6 +157,14 @@ LogicalResult wrapInSingleThreadLaunch(ArrayRef<Operation *> ops) {
                  << "computes a value the host uses after it; it cannot "
                     "run on the GPU";
       }
+  return success();
+}
+
+/// Moves `ops` (contiguous, in order) into a new launch of one thread.
+LogicalResult wrapInSingleThreadLaunch(ArrayRef<Operation *> ops) {
+  if (failed(checkNoValueEscapes(ops)))
+    return failure();
+  Operation *first = ops.front();
   OpBuilder b(first);
   Location loc = first->getLoc();
   Value one = arith::ConstantIndexOp::create(b, loc, 1);
@@ -162,6 +175,40 @@ LogicalResult wrapInSingleThreadLaunch(ArrayRef<Operation *> ops) {
   for (Operation *op : ops)
     op->moveBefore(terminator);
   return success();
+}
+
+/// Whether `ops` can run as one block of threads: they hold a reduction
+/// nest the threads can share (a loss, a sum into a scalar), and their ops
+/// with side effects (run by thread 0 there) yield nothing.
+bool runsAsBlock(ArrayRef<Operation *> ops) {
+  bool reduction = false;
+  for (Operation *op : ops) {
+    if (auto loop = dyn_cast<scf::ForOp>(op))
+      reduction |= isReductionNest(loop);
+    if (!isMemoryEffectFree(op) && !isa<memref::LoadOp>(op) &&
+        op->getNumResults() != 0)
+      return false;
+  }
+  return reduction;
+}
+
+/// Moves `ops` (contiguous, in order) into a launch of one block: they
+/// become a row nest of one row, which oneflow-map-loops-to-gpu's mapping
+/// runs with its reductions strided over the threads and combined by
+/// gpu.all_reduce, other stores on thread 0.
+LogicalResult wrapInBlockLaunch(ArrayRef<Operation *> ops) {
+  if (failed(checkNoValueEscapes(ops)))
+    return failure();
+  Operation *first = ops.front();
+  OpBuilder b(first);
+  Location loc = first->getLoc();
+  Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+  Value one = arith::ConstantIndexOp::create(b, loc, 1);
+  auto row = scf::ParallelOp::create(b, loc, ValueRange{zero}, ValueRange{one},
+                                     ValueRange{one});
+  for (Operation *op : ops)
+    op->moveBefore(row.getBody()->getTerminator());
+  return mapLoopNestToGPU(row);
 }
 
 struct MoveHostWorkToGPUPass
@@ -219,7 +266,8 @@ struct MoveHostWorkToGPUPass
           op->moveBefore(run.front());
         op = next;
       }
-      if (failed(wrapInSingleThreadLaunch(run)))
+      if (failed(runsAsBlock(run) ? wrapInBlockLaunch(run)
+                                  : wrapInSingleThreadLaunch(run)))
         return signalPassFailure();
     }
   }

@@ -10,14 +10,23 @@
 //   reduction loops outside because they come first in the generic) is
 //   interchanged into `parallel j { for b, s { ... } }` when the parallel
 //   iterations touch disjoint elements, so each column becomes a row nest
-//   (one block per column, its threads over the reduced elements).
+//   (one block per column, its threads over the reduced elements);
+// - the CPU kernel library's running sums and top-k along an axis
+//   (`oneflow_cumsum_*`, `oneflow_topk_*`, which have no CUDA version)
+//   become loop nests: one GPU thread per position around the axis, each
+//   scanning the axis in order (top-k as k selection passes; fine for the
+//   small k and axes models use).
 //
 //===----------------------------------------------------------------------===//
 
+#include "LoopMapping.h"
 #include "oneflow/Codegen/Passes.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/IRMapping.h"
 
 namespace mlir {
@@ -162,6 +171,236 @@ void interchange(scf::ForOp outer) {
   outer.erase();
 }
 
+/// The buffer a library call argument points at (`index_cast` of
+/// `extract_aligned_pointer_as_index`) as a 1-D view of all its elements,
+/// or null when it is not one with an identity layout.
+Value flatBuffer(OpBuilder &b, Location loc, Value argument) {
+  auto indexCast = argument.getDefiningOp<arith::IndexCastOp>();
+  if (!indexCast)
+    return {};
+  auto pointer =
+      indexCast.getIn().getDefiningOp<memref::ExtractAlignedPointerAsIndexOp>();
+  if (!pointer)
+    return {};
+  Value buffer = pointer.getSource();
+  auto type = cast<MemRefType>(buffer.getType());
+  if (!type.hasStaticShape() || !type.getLayout().isIdentity())
+    return {};
+  int64_t count = type.getNumElements();
+  return memref::ReinterpretCastOp::create(
+      b, loc, MemRefType::get({count}, type.getElementType()), buffer,
+      /*offset=*/0, /*sizes=*/ArrayRef<int64_t>{count},
+      /*strides=*/ArrayRef<int64_t>{1});
+}
+
+Value index(OpBuilder &b, Location loc, int64_t value) {
+  return arith::ConstantIndexOp::create(b, loc, value);
+}
+
+/// `(o * n + j) * inner + i`: the element at `j` along the axis.
+Value alongAxis(OpBuilder &b, Location loc, Value o, int64_t n, Value j,
+                int64_t inner, Value i) {
+  Value row = arith::AddIOp::create(
+      b, loc, arith::MulIOp::create(b, loc, o, index(b, loc, n)), j);
+  return arith::AddIOp::create(
+      b, loc, arith::MulIOp::create(b, loc, row, index(b, loc, inner)), i);
+}
+
+/// A parallel nest over the positions around the axis (outer x inner),
+/// one GPU thread each (oneflow-map-loops-to-gpu reads the attribute).
+void aroundAxis(OpBuilder &b, Location loc, int64_t outer, int64_t inner,
+                function_ref<void(OpBuilder &, Location, Value, Value)> body) {
+  auto loop = scf::ParallelOp::create(
+      b, loc, ValueRange{index(b, loc, 0), index(b, loc, 0)},
+      ValueRange{index(b, loc, outer), index(b, loc, inner)},
+      ValueRange{index(b, loc, 1), index(b, loc, 1)},
+      [&](OpBuilder &nested, Location nestedLoc, ValueRange ivs) {
+        body(nested, nestedLoc, ivs[0], ivs[1]);
+      });
+  loop->setAttr(kThreadPerIterationAttr, b.getUnitAttr());
+}
+
+/// `oneflow_cumsum_T(x, y, outer, n, inner, exclusive, reverse)` as loops.
+LogicalResult cumsumToLoops(func::CallOp call) {
+  OpBuilder b(call);
+  Location loc = call.getLoc();
+  SmallVector<int64_t> scalars;
+  for (Value operand : call.getOperands().drop_front(2)) {
+    std::optional<int64_t> value = getConstantIntValue(operand);
+    if (!value)
+      return failure();
+    scalars.push_back(*value);
+  }
+  Value x = flatBuffer(b, loc, call.getOperand(0));
+  Value y = flatBuffer(b, loc, call.getOperand(1));
+  if (!x || !y || scalars.size() != 5)
+    return failure();
+  int64_t outer = scalars[0], n = scalars[1], inner = scalars[2];
+  bool exclusive = scalars[3] != 0, reverse = scalars[4] != 0;
+  Type type = cast<MemRefType>(x.getType()).getElementType();
+  aroundAxis(
+      b, loc, outer, inner, [&](OpBuilder &b, Location loc, Value o, Value i) {
+        Value zero =
+            arith::ConstantOp::create(b, loc, type, b.getZeroAttr(type));
+        scf::ForOp::create(
+            b, loc, index(b, loc, 0), index(b, loc, n), index(b, loc, 1),
+            ValueRange{zero},
+            [&](OpBuilder &b, Location loc, Value s, ValueRange sum) {
+              Value j = reverse ? Value(arith::SubIOp::create(
+                                      b, loc, index(b, loc, n - 1), s))
+                                : s;
+              Value at = alongAxis(b, loc, o, n, j, inner, i);
+              Value v = memref::LoadOp::create(b, loc, x, at);
+              Value next =
+                  isa<FloatType>(type)
+                      ? Value(arith::AddFOp::create(b, loc, sum[0], v))
+                      : Value(arith::AddIOp::create(b, loc, sum[0], v));
+              memref::StoreOp::create(b, loc, exclusive ? sum[0] : next, y, at);
+              scf::YieldOp::create(b, loc, next);
+            });
+      });
+  call.erase();
+  return success();
+}
+
+/// Whether (av, aj) comes before (bv, bj) in top-k order: larger (smaller)
+/// values first, ties by the lower index, as the CPU kernel orders them.
+Value precedes(OpBuilder &b, Location loc, bool smallest, Value av, Value aj,
+               Value bv, Value bj) {
+  Value strict, equal;
+  if (isa<FloatType>(av.getType())) {
+    strict = arith::CmpFOp::create(b, loc,
+                                   smallest ? arith::CmpFPredicate::OLT
+                                            : arith::CmpFPredicate::OGT,
+                                   av, bv);
+    equal = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, av, bv);
+  } else {
+    strict = arith::CmpIOp::create(b, loc,
+                                   smallest ? arith::CmpIPredicate::slt
+                                            : arith::CmpIPredicate::sgt,
+                                   av, bv);
+    equal = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, av, bv);
+  }
+  Value lower =
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, aj, bj);
+  return arith::OrIOp::create(b, loc, strict,
+                              arith::AndIOp::create(b, loc, equal, lower));
+}
+
+/// `oneflow_topk_T(x, values, indices, outer, n, inner, k, smallest,
+/// sorted)` as loops: k passes over the axis, each picking the first
+/// element after the previous pick in top-k order; unsorted results keep
+/// the axis order (a last pass takes every element up to the k-th pick).
+LogicalResult topkToLoops(func::CallOp call) {
+  OpBuilder b(call);
+  Location loc = call.getLoc();
+  SmallVector<int64_t> scalars;
+  for (Value operand : call.getOperands().drop_front(3)) {
+    std::optional<int64_t> value = getConstantIntValue(operand);
+    if (!value)
+      return failure();
+    scalars.push_back(*value);
+  }
+  Value x = flatBuffer(b, loc, call.getOperand(0));
+  Value values = flatBuffer(b, loc, call.getOperand(1));
+  Value indices = flatBuffer(b, loc, call.getOperand(2));
+  if (!x || !values || !indices || scalars.size() != 6)
+    return failure();
+  int64_t outer = scalars[0], n = scalars[1], inner = scalars[2],
+          k = scalars[3];
+  bool smallest = scalars[4] != 0, sorted = scalars[5] != 0;
+  Type type = cast<MemRefType>(x.getType()).getElementType();
+  Type i64 = b.getI64Type();
+  aroundAxis(
+      b, loc, outer, inner, [&](OpBuilder &b, Location loc, Value o, Value i) {
+        Value none = index(b, loc, -1);
+        Value zero =
+            arith::ConstantOp::create(b, loc, type, b.getZeroAttr(type));
+        auto store = [&](OpBuilder &b, Location loc, Value r, Value v,
+                         Value j) {
+          Value at = alongAxis(b, loc, o, k, r, inner, i);
+          memref::StoreOp::create(b, loc, v, values, at);
+          memref::StoreOp::create(
+              b, loc, arith::IndexCastOp::create(b, loc, i64, j), indices, at);
+        };
+        auto picks = scf::ForOp::create(
+            b, loc, index(b, loc, 0), index(b, loc, k), index(b, loc, 1),
+            ValueRange{zero, none},
+            [&](OpBuilder &b, Location loc, Value r, ValueRange previous) {
+              auto pass = scf::ForOp::create(
+                  b, loc, index(b, loc, 0), index(b, loc, n), index(b, loc, 1),
+                  ValueRange{zero, none},
+                  [&](OpBuilder &b, Location loc, Value j, ValueRange best) {
+                    Value v = memref::LoadOp::create(
+                        b, loc, x, alongAxis(b, loc, o, n, j, inner, i));
+                    Value first =
+                        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt,
+                                              previous[1], index(b, loc, 0));
+                    Value eligible = arith::OrIOp::create(
+                        b, loc, first,
+                        precedes(b, loc, smallest, previous[0], previous[1], v,
+                                 j));
+                    Value empty =
+                        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt,
+                                              best[1], index(b, loc, 0));
+                    Value better = arith::OrIOp::create(
+                        b, loc, empty,
+                        precedes(b, loc, smallest, v, j, best[0], best[1]));
+                    Value take =
+                        arith::AndIOp::create(b, loc, eligible, better);
+                    scf::YieldOp::create(
+                        b, loc,
+                        ValueRange{
+                            arith::SelectOp::create(b, loc, take, v, best[0]),
+                            arith::SelectOp::create(b, loc, take, j, best[1])});
+                  });
+              if (sorted)
+                store(b, loc, r, pass.getResult(0), pass.getResult(1));
+              scf::YieldOp::create(b, loc, pass.getResults());
+            });
+        if (sorted)
+          return;
+        Value last = picks.getResult(0), lastIndex = picks.getResult(1);
+        scf::ForOp::create(
+            b, loc, index(b, loc, 0), index(b, loc, n), index(b, loc, 1),
+            ValueRange{index(b, loc, 0)},
+            [&](OpBuilder &b, Location loc, Value j, ValueRange r) {
+              Value v = memref::LoadOp::create(
+                  b, loc, x, alongAxis(b, loc, o, n, j, inner, i));
+              Value keep = arith::OrIOp::create(
+                  b, loc,
+                  arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, j,
+                                        lastIndex),
+                  precedes(b, loc, smallest, v, j, last, lastIndex));
+              auto guard = scf::IfOp::create(b, loc, keep, /*withElse=*/false);
+              {
+                OpBuilder::InsertionGuard insertion(b);
+                b.setInsertionPointToStart(&guard.getThenRegion().front());
+                store(b, loc, r[0], v, j);
+              }
+              Value next = arith::SelectOp::create(
+                  b, loc, keep,
+                  arith::AddIOp::create(b, loc, r[0], index(b, loc, 1)), r[0]);
+              scf::YieldOp::create(b, loc, next);
+            });
+      });
+  call.erase();
+  return success();
+}
+
+/// Library calls with no CUDA version that are loops here.
+void libraryCallsToLoops(Block &body) {
+  for (auto call : llvm::make_early_inc_range(body.getOps<func::CallOp>())) {
+    StringRef callee = call.getCallee();
+    // A call whose arguments are not in the expected form stays a call:
+    // oneflow-gpu-launches-to-runtime-calls reports it.
+    if (callee.starts_with("oneflow_cumsum_"))
+      (void)cumsumToLoops(call);
+    else if (callee.starts_with("oneflow_topk_"))
+      (void)topkToLoops(call);
+  }
+}
+
 struct PrepareLoopsForGPUPass
     : public oneflow::impl::PrepareLoopsForGPUBase<PrepareLoopsForGPUPass> {
   void runOnOperation() override {
@@ -174,6 +413,7 @@ struct PrepareLoopsForGPUPass
         return signalPassFailure();
     for (auto loop : llvm::make_early_inc_range(body.getOps<scf::ForOp>()))
       interchange(loop);
+    libraryCallsToLoops(body);
   }
 };
 

@@ -1,17 +1,31 @@
 // RUN: oneflow-opt %s --pass-pipeline='builtin.module(func.func(oneflow-move-host-work-to-gpu))' -split-input-file | FileCheck %s
 
 // A full reduction left on the host (the loss of a batch) runs in a launch
-// of one thread, with the store before it and the scaling after it.
+// of one block, with the store before it and the scaling after it: the
+// 32 iterations are strided over 32 threads and combined by gpu.all_reduce;
+// thread 0 stores the initial value, folds the total into the cell and
+// stores the scaled loss.
 // CHECK-LABEL: func.func @loss_sum
 // CHECK: memref.alloc
-// CHECK-NEXT: %[[ONE:.*]] = arith.constant 1 : index
-// CHECK-NEXT: gpu.launch blocks({{.*}}) in ({{.*}} = %[[ONE]], {{.*}} = %[[ONE]], {{.*}} = %[[ONE]]) threads({{.*}}) in ({{.*}} = %[[ONE]], {{.*}} = %[[ONE]], {{.*}} = %[[ONE]])
+// CHECK: gpu.launch blocks({{.*}}) in ({{.*}} = %c1{{[_0-9]*}}, {{.*}}) threads(%[[TX:[^,]*]], {{.*}}) in ({{.*}} = %c32{{[_0-9]*}}, {{.*}})
+// CHECK: %[[FIRST:.*]] = arith.cmpi eq, %[[TX]]
+// CHECK-NEXT: scf.if %[[FIRST]] {
+// CHECK-NEXT: memref.store %{{.*}}, %[[OUT:.*]][] : memref<f32>
+// CHECK: gpu.barrier
+// CHECK: %[[PARTIAL:.*]] = scf.for {{.*}} iter_args
+// CHECK: gpu.all_reduce add %[[PARTIAL]]
+// CHECK: scf.if
+// CHECK-NEXT: memref.load %[[OUT]][]
+// CHECK-NEXT: arith.addf
 // CHECK-NEXT: memref.store
-// CHECK-NEXT: scf.for
-// CHECK: }
-// CHECK-NEXT: memref.load %{{.*}}[] : memref<f32>
-// CHECK-NEXT: arith.mulf
-// CHECK-NEXT: memref.store
+// CHECK: gpu.barrier
+// CHECK-NEXT: %[[T:.*]] = memref.load %[[OUT]][] : memref<f32>
+// CHECK-NEXT: %[[M:.*]] = arith.mulf %[[T]]
+// Every thread read the cell: thread 0 overwrites it after a barrier.
+// CHECK-NEXT: gpu.barrier
+// CHECK: scf.if
+// CHECK-NEXT: memref.store %[[M]], %[[OUT]][]
+// CHECK: gpu.barrier
 // CHECK-NEXT: gpu.terminator
 // CHECK: memref.dealloc
 func.func @loss_sum(%x: memref<32xf32>, %out: memref<f32>) {
@@ -32,6 +46,78 @@ func.func @loss_sum(%x: memref<32xf32>, %out: memref<f32>) {
   %m = arith.mulf %t, %scale : f32
   memref.store %m, %out[] : memref<f32>
   memref.dealloc %scratch : memref<4xf32>
+  return
+}
+
+// -----
+
+// A reduction of a whole 2-D buffer into a scalar (reduce_sum with no axes
+// kept): one block of 256 threads strided over the flattened 64x100
+// iterations.
+// CHECK-LABEL: func.func @sum_2d
+// CHECK: gpu.launch blocks({{.*}}) in ({{.*}} = %c1{{[_0-9]*}}, {{.*}}) threads({{.*}}) in ({{.*}} = %c256
+// CHECK: %[[PARTIAL:.*]] = scf.for %[[I:.*]] = %{{.*}} to %c6400 step %c256{{.*}} iter_args
+// CHECK: arith.remui %[[I]], %c100
+// CHECK: arith.divui %[[I]], %c100
+// CHECK: gpu.all_reduce add %[[PARTIAL]]
+// CHECK-NOT: scf.for
+// CHECK: gpu.terminator
+func.func @sum_2d(%x: memref<64x100xf32>, %out: memref<f32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c64 = arith.constant 64 : index
+  %c100 = arith.constant 100 : index
+  %zero = arith.constant 0.0 : f32
+  memref.store %zero, %out[] : memref<f32>
+  scf.for %i = %c0 to %c64 step %c1 {
+    scf.for %j = %c0 to %c100 step %c1 {
+      %v = memref.load %x[%i, %j] : memref<64x100xf32>
+      %a = memref.load %out[] : memref<f32>
+      %s = arith.addf %a, %v : f32
+      memref.store %s, %out[] : memref<f32>
+    }
+  }
+  return
+}
+
+// -----
+
+// Scalar work with no reduction (a 0-d update) runs in a launch of one
+// thread.
+// CHECK-LABEL: func.func @scalar_update
+// CHECK: %[[ONE:.*]] = arith.constant 1 : index
+// CHECK-NEXT: gpu.launch blocks({{.*}}) in ({{.*}} = %[[ONE]], {{.*}} = %[[ONE]], {{.*}} = %[[ONE]]) threads({{.*}}) in ({{.*}} = %[[ONE]], {{.*}} = %[[ONE]], {{.*}} = %[[ONE]])
+// CHECK-NEXT: memref.load
+// CHECK-NEXT: arith.addf
+// CHECK-NEXT: memref.store
+// CHECK-NEXT: gpu.terminator
+func.func @scalar_update(%step: memref<f32>) {
+  %one = arith.constant 1.0 : f32
+  %s = memref.load %step[] : memref<f32>
+  %t = arith.addf %s, %one : f32
+  memref.store %t, %step[] : memref<f32>
+  return
+}
+
+// -----
+
+// A loop that reads the cell besides accumulating into it is no reduction
+// the threads can share: one thread runs it.
+// CHECK-LABEL: func.func @not_a_reduction
+// CHECK: gpu.launch blocks({{.*}}) in ({{.*}} = %[[ONE:[^,]*]], {{.*}}) threads({{.*}}) in ({{.*}} = %[[ONE]], {{.*}} = %[[ONE]], {{.*}} = %[[ONE]])
+// CHECK-NOT: gpu.all_reduce
+func.func @not_a_reduction(%x: memref<32xf32>, %out: memref<f32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c32 = arith.constant 32 : index
+  %half = arith.constant 0.5 : f32
+  scf.for %i = %c0 to %c32 step %c1 {
+    %v = memref.load %x[%i] : memref<32xf32>
+    %a = memref.load %out[] : memref<f32>
+    %h = arith.mulf %a, %half : f32
+    %s = arith.addf %v, %h : f32
+    memref.store %s, %out[] : memref<f32>
+  }
   return
 }
 

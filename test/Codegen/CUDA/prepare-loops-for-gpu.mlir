@@ -66,3 +66,70 @@ func.func @copy(%src: memref<4x8xf32>, %dst: memref<4x24xf32>) {
   memref.copy %src, %view : memref<4x8xf32> to memref<4x8xf32, strided<[24, 1], offset: 8>>
   return
 }
+
+// -----
+
+// A running sum along an axis (the CPU library's oneflow_cumsum, which has
+// no CUDA version) becomes loops: one thread per position around the axis
+// (outer 6 x inner 4), scanning the 4 elements along it in order; exclusive
+// stores the sum before adding, reverse walks the axis backwards.
+// CHECK-LABEL: func.func @cumsum
+// CHECK-NOT: call @oneflow_cumsum_f32
+// CHECK: %[[X:.*]] = memref.reinterpret_cast %{{.*}} to offset: [0], sizes: [96], strides: [1] : memref<2x3x4x4xf32> to memref<96xf32>
+// CHECK: %[[Y:.*]] = memref.reinterpret_cast
+// CHECK: scf.parallel (%[[O:.*]], %[[I:.*]]) = ({{.*}}) to (%c6{{[_0-9]*}}, %c4{{[_0-9]*}})
+// CHECK: scf.for %[[S:.*]] = %{{.*}} to %c4{{[_0-9]*}} step %{{.*}} iter_args(%[[SUM:.*]] = %{{.*}}) -> (f32)
+// CHECK: %[[J:.*]] = arith.subi %c3{{[_0-9]*}}, %[[S]]
+// CHECK: %[[V:.*]] = memref.load %[[X]]
+// CHECK-NEXT: %[[NEXT:.*]] = arith.addf %[[SUM]], %[[V]]
+// CHECK-NEXT: memref.store %[[SUM]], %[[Y]]
+// CHECK-NEXT: scf.yield %[[NEXT]]
+// CHECK: } {oneflow.gpu_thread_per_iteration}
+func.func private @oneflow_cumsum_f32(i64, i64, i64, i64, i64, i64, i64)
+func.func @cumsum(%x: memref<2x3x4x4xf32>, %y: memref<2x3x4x4xf32>) {
+  %c0 = arith.constant 0 : i64
+  %c1 = arith.constant 1 : i64
+  %c4 = arith.constant 4 : i64
+  %c6 = arith.constant 6 : i64
+  %px = memref.extract_aligned_pointer_as_index %x : memref<2x3x4x4xf32> -> index
+  %ix = arith.index_cast %px : index to i64
+  %py = memref.extract_aligned_pointer_as_index %y : memref<2x3x4x4xf32> -> index
+  %iy = arith.index_cast %py : index to i64
+  call @oneflow_cumsum_f32(%ix, %iy, %c6, %c4, %c4, %c1, %c1) : (i64, i64, i64, i64, i64, i64, i64) -> ()
+  return
+}
+
+// -----
+
+// Top-k along an axis (oneflow_topk): one thread per position around the
+// axis (outer 24 x inner 1) makes k = 2 selection passes over the 4
+// elements, each taking the first element after the previous pick in top-k
+// order (larger first, ties by lower index), and stores value and index.
+// CHECK-LABEL: func.func @topk
+// CHECK-NOT: call @oneflow_topk_f32
+// CHECK: scf.parallel ({{.*}}) = ({{.*}}) to (%c24{{[_0-9]*}}, %c1{{[_0-9]*}})
+// CHECK: %{{.*}}:2 = scf.for %[[R:.*]] = %{{.*}} to %c2{{[_0-9]*}} step {{.*}} iter_args({{.*}}) -> (f32, index)
+// CHECK: %[[PASS:.*]]:2 = scf.for {{.*}} to %c4{{[_0-9]*}} {{.*}} -> (f32, index)
+// CHECK: arith.cmpf ogt
+// CHECK: arith.cmpf oeq
+// CHECK: arith.select
+// CHECK: memref.store %[[PASS]]#0
+// CHECK: %[[INDEX:.*]] = arith.index_cast %[[PASS]]#1 : index to i64
+// CHECK-NEXT: memref.store %[[INDEX]]
+// CHECK: } {oneflow.gpu_thread_per_iteration}
+func.func private @oneflow_topk_f32(i64, i64, i64, i64, i64, i64, i64, i64, i64)
+func.func @topk(%x: memref<2x3x4x4xf32>, %v: memref<2x3x4x2xf32>, %i: memref<2x3x4x2xi64>) {
+  %c0 = arith.constant 0 : i64
+  %c1 = arith.constant 1 : i64
+  %c2 = arith.constant 2 : i64
+  %c4 = arith.constant 4 : i64
+  %c24 = arith.constant 24 : i64
+  %px = memref.extract_aligned_pointer_as_index %x : memref<2x3x4x4xf32> -> index
+  %ix = arith.index_cast %px : index to i64
+  %pv = memref.extract_aligned_pointer_as_index %v : memref<2x3x4x2xf32> -> index
+  %iv = arith.index_cast %pv : index to i64
+  %pi = memref.extract_aligned_pointer_as_index %i : memref<2x3x4x2xi64> -> index
+  %ii = arith.index_cast %pi : index to i64
+  call @oneflow_topk_f32(%ix, %iv, %ii, %c24, %c4, %c1, %c2, %c0, %c1) : (i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
+  return
+}

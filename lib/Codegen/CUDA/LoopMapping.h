@@ -1,0 +1,33 @@
+//===- LoopMapping.h - Loop nests onto GPU blocks and threads ---*- C++ -*-===//
+//
+// oneflow-map-loops-to-gpu's mapping of one nest, for
+// oneflow-move-host-work-to-gpu, which runs host code holding a reduction
+// as one block of threads.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef ONEFLOW_LIB_CODEGEN_CUDA_LOOPMAPPING_H
+#define ONEFLOW_LIB_CODEGEN_CUDA_LOOPMAPPING_H
+
+#include "mlir/Dialect/SCF/IR/SCF.h"
+
+namespace mlir::oneflow {
+
+/// Marks a top-level scf.parallel whose iterations each run their inner
+/// loops alone (a scan along an axis): oneflow-map-loops-to-gpu gives each
+/// iteration a thread, as for an elementwise nest, not a block.
+constexpr llvm::StringLiteral kThreadPerIterationAttr =
+    "oneflow.gpu_thread_per_iteration";
+
+/// Whether `loop` is a nest of scf.for accumulating into one cell fixed in
+/// the nest (`cell = combine(cell, value)`, combine one of gpu.all_reduce's
+/// operations), which a block's threads can share.
+bool isReductionNest(scf::ForOp loop);
+
+/// Replaces the top-level parallel nest `loop` by a gpu.launch (as
+/// oneflow-map-loops-to-gpu does) and erases it.
+LogicalResult mapLoopNestToGPU(scf::ParallelOp loop);
+
+} // namespace mlir::oneflow
+
+#endif // ONEFLOW_LIB_CODEGEN_CUDA_LOOPMAPPING_H
