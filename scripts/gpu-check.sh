@@ -93,7 +93,7 @@ check() {
 
   echo "== $name: $STEPS steps on the GPU"
   env "${run_env[@]}" "$BIN/oneflow-run" "$d/cuda" "${run_data[@]}" \
-    --steps "$STEPS" --quiet --metrics "$d/cuda.jsonl" | tee "$d/cuda.txt"
+    --steps "$STEPS" --quiet --metrics "$d/cuda.jsonl" 2>&1 | tee "$d/cuda.txt"
   local step_ms
   step_ms=$("$PY" "$ROOT/scripts/gpu_check.py" step-ms "$d/cuda.txt" "$d/cuda.jsonl")
 
@@ -152,7 +152,7 @@ cat <<EOF
 ==== gpu-check summary (paste into docs/benchmarks.md) ====
 Device: $device; $(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo unknown); $STEPS steps, TF32 ${ONEFLOW_CUDA_TF32:-off (unset)}.
 Step: median ms/step over steps 1..; GFLOP/step: cuBLASLt + cuDNN calls
-(+ conv weight gradients); GEMMs in step / alone: GPU ms per step of the
+(weight gradients are products); GEMMs in step / alone: GPU ms per step of the
 step's cuBLASLt products inside the run (timing events) / run back to back
 by oneflow-cuda-gemm-bench; share = alone / in step.
 

@@ -4,12 +4,9 @@
       FLOPs per step of a CUDA plan, from the stand-in libraries' call log
       (ONEFLOW_CUDA_STANDIN_LOG) of a STEPS-step run: 2*m*n*k*batch per
       cuBLASLt product, 2*N*K*OH*OW*(C/groups)*R*S per cuDNN convolution
-      (forward and backward data), plus, when the plan computes weight
-      gradients in generated kernels (conv2d_grad_filter launches), one
-      forward convolution's FLOPs per forward convolution (the weight
-      gradient of a convolution costs what its forward does). Work of other
-      generated kernels (element-wise, reductions, norms, softmax) is not
-      counted.
+      (forward and backward data; weight gradients are im2col kernels and
+      cuBLASLt products, counted as products). Work of generated kernels
+      (im2col, element-wise, reductions, norms, softmax) is not counted.
   gpu_check.py step-ms RUN.STDOUT METRICS.jsonl
       Median ms per step over steps 1.. (step 0 loads and plans): oneflow-
       run's mean ms/step spread over the steps by their samples/s.
@@ -35,8 +32,7 @@ def dims(text):
 
 def flops(args):
     log, steps = args[0], int(args[1])
-    total = forward = 0.0
-    grad_filter = False
+    total = 0.0
     for line in open(log):
         word = line.split(" ", 1)[0]
         if word == "cublasLtMatmul" and "rejected" not in line:
@@ -50,12 +46,6 @@ def flops(args):
             # backward data pass, which does the forward's work).
             conv = 2.0 * y[0] * y[1] * y[2] * y[3] * (x[1] // groups) * w[2] * w[3]
             total += conv
-            if word == "cudnnConvolutionForward":
-                forward += conv
-        elif word == "cuLaunchKernel" and "grad_filter" in line:
-            grad_filter = True
-    if grad_filter:
-        total += forward
     print(f"{total / steps:.0f}")
 
 
