@@ -121,8 +121,9 @@ check() {
   env "${run_env[@]}" ONEFLOW_CUDA_GPU_TIMES="$d/gpu-times.jsonl" \
     "$BIN/oneflow-run" "$d/cuda" "${run_data[@]}" --steps "$STEPS" --quiet \
     >"$d/timed.txt"
-  local inside alone share
-  inside=$("$PY" "$ROOT/scripts/gpu_check.py" gemm-ms "$d/gpu-times.jsonl")
+  local inside alone share busy
+  inside=$("$PY" "$ROOT/scripts/gpu_check.py" gpu-ms "$d/gpu-times.jsonl" matmul)
+  busy=$("$PY" "$ROOT/scripts/gpu_check.py" gpu-ms "$d/gpu-times.jsonl" kernel)
   "$PY" "$ROOT/scripts/gpu_check.py" one-step "$d/gpu-times.jsonl" "$d/gemms.txt"
   env "${run_env[@]}" "$BIN/oneflow-cuda-gemm-bench" "$d/gemms.txt" \
     | tee "$d/bench.txt"
@@ -132,7 +133,7 @@ check() {
   tflops=$("$PY" -c "print(f'{$flops / ($step_ms * 1e-3) / 1e12:.4f}')")
   local gflop
   gflop=$("$PY" -c "print(f'{$flops / 1e9:.4f}')")
-  summary+=("| $name | $step_ms | $gflop | $tflops | $inside | $alone | $share | ${losses%%,*} |")
+  summary+=("| $name | $step_ms | $busy | $gflop | $tflops | $inside | $alone | $share | ${losses%%,*} |")
 }
 
 check gpt \
@@ -147,17 +148,21 @@ if ((STANDIN)); then
 else
   device=$(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | head -1)
 fi
+tf32="off"
+if [[ ${ONEFLOW_CUDA_TF32:-} == 1 ]]; then tf32="on (ONEFLOW_CUDA_TF32=1)"; fi
 cat <<EOF
 
 ==== gpu-check summary (paste into docs/benchmarks.md) ====
-Device: $device; $(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo unknown); $STEPS steps, TF32 ${ONEFLOW_CUDA_TF32:-off (unset)}.
-Step: median ms/step over steps 1..; GFLOP/step: cuBLASLt + cuDNN calls
+Device: $device; $(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo unknown); $STEPS steps, TF32 $tf32.
+Step: median ms/step over steps 1..; kernels busy: GPU ms per step of the
+KERNEL firings (timing events; the rest of the step is launch and host
+time); GFLOP/step: cuBLASLt + cuDNN calls
 (weight gradients are products); GEMMs in step / alone: GPU ms per step of the
 step's cuBLASLt products inside the run (timing events) / run back to back
 by oneflow-cuda-gemm-bench; share = alone / in step.
 
-| model | ms/step | GFLOP/step | TFLOP/s | GEMMs in step (ms) | GEMMs alone (ms) | share | losses vs CPU |
-|---|---|---|---|---|---|---|---|
+| model | ms/step | kernels busy (ms) | GFLOP/step | TFLOP/s | GEMMs in step (ms) | GEMMs alone (ms) | share | losses vs CPU |
+|---|---|---|---|---|---|---|---|---|
 EOF
 printf '%s\n' "${summary[@]}"
 if ((STANDIN)); then

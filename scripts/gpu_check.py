@@ -10,9 +10,10 @@
   gpu_check.py step-ms RUN.STDOUT METRICS.jsonl
       Median ms per step over steps 1.. (step 0 loads and plans): oneflow-
       run's mean ms/step spread over the steps by their samples/s.
-  gpu_check.py gemm-ms TIMES.jsonl
-      Median over steps 1.. of the GPU time of a step's cuBLASLt products
-      (ONEFLOW_CUDA_GPU_TIMES "matmul" records).
+  gpu_check.py gpu-ms TIMES.jsonl CALL
+      Median over steps 1.. of the GPU time per step of the
+      ONEFLOW_CUDA_GPU_TIMES records of CALL: "matmul" (the cuBLASLt
+      products) or "kernel" (whole KERNEL firings: the GPU's busy time).
   gpu_check.py one-step TIMES.jsonl OUT
       The "matmul" records of one step (the last) for oneflow-cuda-gemm-bench.
 """
@@ -72,12 +73,12 @@ def records(path, call):
                 yield record
 
 
-def gemm_ms(args):
+def gpu_ms(args):
     per_step = {}
-    for r in records(args[0], "matmul"):
+    for r in records(args[0], args[1]):
         per_step[r["step"]] = per_step.get(r["step"], 0.0) + r["gpu_ms"]
     if not per_step:
-        sys.exit(f"error: no cuBLASLt products in {args[0]}")
+        sys.exit(f"error: no {args[1]} records in {args[0]}")
     steps = sorted(per_step)
     steady = [per_step[s] for s in steps[1:]] or [per_step[steps[0]]]
     print(f"{statistics.median(steady):.6f}")
@@ -95,7 +96,7 @@ def one_step(args):
 
 
 if __name__ == "__main__":
-    commands = {"flops": flops, "step-ms": step_ms, "gemm-ms": gemm_ms,
+    commands = {"flops": flops, "step-ms": step_ms, "gpu-ms": gpu_ms,
                 "one-step": one_step}
     if len(sys.argv) < 2 or sys.argv[1] not in commands:
         sys.exit(__doc__)
