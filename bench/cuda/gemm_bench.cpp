@@ -228,9 +228,16 @@ int main(int argc, char **argv) {
     std::istream &in = path == "-" ? std::cin : file;
     std::string line;
     while (std::getline(in, line)) {
-      // GPU-times records of whole kernels are not products.
-      if (line.find("\"call\": \"kernel\"") != std::string::npos)
-        continue;
+      // GPU-times records: only their products' "shape" (task names may
+      // hold anything).
+      if (line.rfind("{", 0) == 0) {
+        const std::string key = "\"shape\": \"";
+        size_t at = line.find(key);
+        if (at == std::string::npos)
+          continue;
+        at += key.size();
+        line = line.substr(at, line.find('"', at) - at);
+      }
       MatmulShape shape;
       std::string error;
       if (!parse(line, shape, error)) {
