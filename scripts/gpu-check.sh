@@ -42,8 +42,9 @@ fi
 # A GPU needs the driver (libcuda.so.1) and a device node; nvidia-smi
 # says both.
 if ((!STANDIN)); then
+  # (Containers may expose only /dev/nvidiaN, N > 0.)
   if ! command -v nvidia-smi >/dev/null || ! nvidia-smi -L >/dev/null 2>&1 ||
-    ! ls /dev/nvidia0 >/dev/null 2>&1; then
+    ! compgen -G '/dev/nvidia[0-9]*' >/dev/null; then
     echo "gpu-check: no NVIDIA GPU/driver: nothing to check" >&2
     exit 1
   fi
