@@ -81,7 +81,7 @@ def gpu_ms(args):
         sys.exit(f"error: no {args[1]} records in {args[0]}")
     steps = sorted(per_step)
     steady = [per_step[s] for s in steps[1:]] or [per_step[steps[0]]]
-    print(f"{statistics.median(steady):.6f}")
+    print(f"{statistics.median(steady):.4f}")
 
 
 def one_step(args):
