@@ -24,7 +24,7 @@ if lit_config.params.get("no_fuse") == "1":
 llvm_config.use_default_substitutions()
 
 tool_dirs = [config.oneflow_tools_dir, config.llvm_tools_dir]
-tools = ["oneflow-opt", "oneflow-run"]
+tools = ["oneflow-opt", "oneflow-run", "oneflow-cuda-gemm-bench"]
 llvm_config.add_tool_substitutions(tools, tool_dirs)
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 

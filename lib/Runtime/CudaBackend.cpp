@@ -3,11 +3,15 @@
 #include "CudaBackend.h"
 
 #include "oneflow/Runtime/Distributed.h"
+#include "oneflow/Runtime/Json.h"
 #include "oneflow/Runtime/PlanGraph.h"
 
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <mutex>
 #include <set>
+#include <sstream>
 
 namespace oneflow {
 namespace runtime {
@@ -55,6 +59,160 @@ private:
   const cuda::Device &device;
 };
 
+/// GPU times of firings (ONEFLOW_CUDA_GPU_TIMES=FILE): the host-side trace
+/// only sees enqueue times. Timing events are recorded on the thread's
+/// stream around each KERNEL firing ("kernel") and each cuBLASLt product
+/// ("matmul", with its shape); once a step's work is done (finishStep) they
+/// are read and written as JSON lines:
+///   {"step": 0, "stream": "compute", "task": "...", "call": "matmul",
+///    "shape": "dtype=f32 m=16 n=192 k=64 ...", "gpu_ms": 0.0123}
+/// The events add a little work between firings: time steps without it.
+class CudaBackend::GpuTimer {
+public:
+  GpuTimer(const cuda::Device &gpu, std::FILE *file, size_t threads)
+      : gpu(gpu), file(file), perThread(threads) {
+    for (PerThread &thread : perThread)
+      thread.timer = this;
+  }
+  ~GpuTimer() {
+    for (PerThread &thread : perThread) {
+      for (const Span &span : thread.spans)
+        thread.recycle(span);
+      for (cuda::Event event : thread.pool)
+        (void)gpu.destroyEvent(event);
+    }
+    std::fclose(file);
+  }
+
+  cuda::MatmulObserver *observer(int thread) { return &perThread[thread]; }
+
+  /// Around a KERNEL firing of `task` at `step` on `stream`.
+  void beginKernel(int thread, cuda::Stream stream, std::string streamName,
+                   std::string task, int64_t step) {
+    PerThread &state = perThread[thread];
+    state.stream = stream;
+    state.streamName = std::move(streamName);
+    state.task = std::move(task);
+    state.step = step;
+    state.begin("kernel", "");
+  }
+  void endKernel(int thread) { perThread[thread].end(); }
+
+  /// Writes the thread's spans (its stream's work must be done).
+  Status flush(int thread) {
+    PerThread &state = perThread[thread];
+    Status status = state.failure;
+    state.failure = Status::success();
+    state.open.clear();
+    std::string lines;
+    for (Span &span : state.spans) {
+      if (status.ok()) {
+        Expected<float> ms = gpu.elapsedMs(span.start, span.end);
+        if (!ms.ok())
+          status = ms.error();
+        else
+          lines += span.json + std::to_string(*ms) + "}\n";
+      }
+      state.recycle(span);
+    }
+    state.spans.clear();
+    std::lock_guard<std::mutex> lock(fileMutex);
+    std::fputs(lines.c_str(), file);
+    std::fflush(file);
+    return status;
+  }
+
+private:
+  struct Span {
+    std::string json; // the record up to "gpu_ms":
+    cuda::Event start = nullptr, end = nullptr;
+  };
+  struct PerThread final : cuda::MatmulObserver {
+    GpuTimer *timer = nullptr;
+    cuda::Stream stream = nullptr;
+    std::string streamName, task;
+    int64_t step = 0;
+    std::vector<Span> spans;
+    std::vector<size_t> open; // indices of spans not yet ended
+    std::vector<cuda::Event> pool;
+    Status failure;
+
+    cuda::Event event() {
+      if (!pool.empty()) {
+        cuda::Event event = pool.back();
+        pool.pop_back();
+        return event;
+      }
+      Expected<cuda::Event> created = timer->gpu.createEvent(/*timing=*/true);
+      if (!created.ok()) {
+        fail(created.error());
+        return nullptr;
+      }
+      return *created;
+    }
+    void fail(const Status &status) {
+      if (failure.ok())
+        failure = status;
+    }
+    void begin(const char *call, const std::string &shape) {
+      Span span;
+      span.json = "{\"step\": " + std::to_string(step) + ", \"stream\": ";
+      appendJsonString(span.json, streamName);
+      span.json += ", \"task\": ";
+      appendJsonString(span.json, task);
+      span.json += std::string(", \"call\": \"") + call + "\"";
+      if (!shape.empty())
+        span.json += ", \"shape\": \"" + shape + "\"";
+      span.json += ", \"gpu_ms\": ";
+      span.start = event();
+      span.end = event();
+      if (span.start && span.end) {
+        Status recorded = timer->gpu.record(span.start, stream);
+        if (!recorded.ok())
+          fail(recorded);
+      }
+      open.push_back(spans.size());
+      spans.push_back(std::move(span));
+    }
+    void end() {
+      if (open.empty())
+        return;
+      Span &span = spans[open.back()];
+      open.pop_back();
+      if (span.start && span.end) {
+        Status recorded = timer->gpu.record(span.end, stream);
+        if (!recorded.ok())
+          fail(recorded);
+      }
+    }
+    /// Puts a span's events back for reuse.
+    void recycle(const Span &span) {
+      for (cuda::Event event : {span.start, span.end})
+        if (event)
+          pool.push_back(event);
+    }
+    void beforeMatmul(const cuda::MatmulShape &s) override {
+      static const char *epilogues[] = {"none", "bias", "bias_relu",
+                                        "bias_gelu"};
+      std::ostringstream shape;
+      shape << "dtype=" << (s.dtype == cuda::DType::F32 ? "f32" : "f64")
+            << " m=" << s.m << " n=" << s.n << " k=" << s.k
+            << " transposeA=" << s.transposeA << " transposeB=" << s.transposeB
+            << " batch=" << s.batch << " strideA=" << s.strideA
+            << " strideB=" << s.strideB
+            << " epilogue=" << epilogues[int(s.epilogue)]
+            << " accumulate=" << s.accumulate;
+      begin("matmul", shape.str());
+    }
+    void afterMatmul(const cuda::MatmulShape &) override { end(); }
+  };
+
+  const cuda::Device &gpu;
+  std::FILE *file;
+  std::mutex fileMutex;
+  std::vector<PerThread> perThread;
+};
+
 CudaBackend::~CudaBackend() {
   if (!gpu)
     return;
@@ -63,6 +221,7 @@ CudaBackend::~CudaBackend() {
   for (ThreadState &thread : threads)
     if (thread.stream)
       (void)gpu->synchronize(thread.stream);
+  timer.reset();
   for (ActorState &actor : actors) {
     if (actor.ownStream) {
       (void)gpu->synchronize(actor.ownStream);
@@ -183,6 +342,14 @@ Status CudaBackend::attach(const Engine &engineRef) {
     thread.context =
         std::make_unique<cuda::TaskContext>(*gpu, thread.stream, &functions);
   }
+  if (const char *path = std::getenv("ONEFLOW_CUDA_GPU_TIMES"); path && *path) {
+    std::FILE *file = std::fopen(path, "w");
+    if (!file)
+      return makeError("cannot write GPU times to '", path, "'");
+    timer = std::make_unique<GpuTimer>(*gpu, file, threads.size());
+    for (size_t t = 0; t < threads.size(); ++t)
+      threads[t].context->setMatmulObserver(timer->observer(int(t)));
+  }
   actors.resize(all.size());
   for (size_t a = 0; a < all.size(); ++a) {
     ActorState &state = actors[a];
@@ -261,9 +428,15 @@ Status CudaBackend::fire(int actorIndex, int64_t globalStep,
     cuda::TaskContext &context = *threads[actor.thread].context;
     context.setTaskName(task.name().empty() ? task.kernel_symbol()
                                             : task.name());
+    if (timer)
+      timer->beginKernel(actor.thread, stream,
+                         engine->allThreads()[actor.thread]->stream,
+                         context.taskName(), globalStep);
     cuda::setTaskContext(&context);
     actor.kernel(const_cast<void **>(actor.args.data()));
     cuda::setTaskContext(nullptr);
+    if (timer)
+      timer->endKernel(actor.thread);
     status = context.takeError();
     break;
   }
@@ -328,6 +501,8 @@ Status CudaBackend::finishStep(const StreamThread &thread) {
       status = gpu->synchronize(actors[a].ownStream);
   if (status.ok() && communicators)
     status = communicators->asyncErrors();
+  if (status.ok() && timer)
+    status = timer->flush(thread.index);
   return status;
 }
 

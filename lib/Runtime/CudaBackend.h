@@ -79,6 +79,9 @@ private:
     std::vector<char> staging; // INPUT / OUTPUT host buffer
   };
   class CollectiveOps;
+  /// ONEFLOW_CUDA_GPU_TIMES=FILE: timing events around each KERNEL firing
+  /// and each cuBLASLt product, written to FILE (JSON lines) per step.
+  class GpuTimer;
 
   CudaBackend() = default;
   cuda::Stream streamOf(int actor) const;
@@ -89,6 +92,7 @@ private:
   cuda::DevicePtr arenaMemory = 0, persistentMemory = 0;
   std::unique_ptr<cuda::NcclCommunicators> communicators;
   std::unique_ptr<CollectiveOps> collectiveOps;
+  std::unique_ptr<GpuTimer> timer;
   const Engine *engine = nullptr;
   std::vector<ThreadState> threads;
   std::vector<ActorState> actors;

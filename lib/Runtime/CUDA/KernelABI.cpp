@@ -83,7 +83,12 @@ void matmul(const MatmulShape &shape, int64_t a, int64_t b, int64_t c,
   Expected<BlasLt *> blas = context->blasLt();
   if (!blas.ok())
     return context->recordError(blas.error());
+  MatmulObserver *observer = context->matmulObserver();
+  if (observer)
+    observer->beforeMatmul(shape);
   context->recordError((*blas)->matmul(shape, a, b, c, bias));
+  if (observer)
+    observer->afterMatmul(shape);
 }
 
 void gemm(DType dtype, bool accumulate, int64_t a, int64_t b, int64_t c,

@@ -17,6 +17,15 @@ namespace oneflow {
 namespace runtime {
 namespace cuda {
 
+/// Told around each cuBLASLt product a context's tasks enqueue (so it can
+/// record timing events on the stream: oneflow-run's GPU times).
+class MatmulObserver {
+public:
+  virtual ~MatmulObserver() = default;
+  virtual void beforeMatmul(const MatmulShape &shape) = 0;
+  virtual void afterMatmul(const MatmulShape &shape) = 0;
+};
+
 /// One per executor thread (so per stream): its BlasLt and Dnn are created
 /// on first use and live as long as it.
 class TaskContext {
@@ -40,6 +49,10 @@ public:
   Expected<BlasLt *> blasLt();
   Expected<Dnn *> dnn();
 
+  /// Null (the default): products are not observed.
+  void setMatmulObserver(MatmulObserver *observer) { matmuls = observer; }
+  MatmulObserver *matmulObserver() const { return matmuls; }
+
   /// Keeps `error` unless an earlier one is pending (the first one wins);
   /// prefixes it with "kernel <task>: ".
   void recordError(const Status &error);
@@ -54,6 +67,7 @@ private:
   std::string task;
   std::unique_ptr<BlasLt> blas;
   std::unique_ptr<Dnn> conv;
+  MatmulObserver *matmuls = nullptr;
   Status pending;
 };
 
