@@ -222,6 +222,15 @@ CudaBackend::~CudaBackend() {
     if (thread.stream)
       (void)gpu->synchronize(thread.stream);
   timer.reset();
+  for (ThreadState &thread : threads) {
+    for (const DeviceSpan &span : thread.pending)
+      for (cuda::Event event : {span.start, span.end})
+        (void)gpu->destroyEvent(event);
+    for (cuda::Event event : thread.eventPool)
+      (void)gpu->destroyEvent(event);
+  }
+  if (runStart)
+    (void)gpu->destroyEvent(runStart);
   for (ActorState &actor : actors) {
     if (actor.ownStream) {
       (void)gpu->synchronize(actor.ownStream);
@@ -404,6 +413,50 @@ cuda::Stream CudaBackend::streamOf(int actor) const {
              : threads[engine->allActors()[actor].thread].stream;
 }
 
+Status CudaBackend::startRun(bool trace) {
+  tracing = trace;
+  for (ThreadState &thread : threads)
+    thread.done.clear();
+  if (!trace)
+    return Status::success();
+  Status status = gpu->makeCurrent();
+  if (status.ok() && !runStart) {
+    Expected<cuda::Event> event = gpu->createEvent(/*timing=*/true);
+    if (!event.ok())
+      return event.error();
+    runStart = *event;
+  }
+  // The device is idle between runs: the event marks the run's start.
+  if (status.ok())
+    status =
+        gpu->record(runStart, threads.empty() ? nullptr : threads[0].stream);
+  if (status.ok() && !threads.empty())
+    status = gpu->synchronize(threads[0].stream);
+  return status;
+}
+
+Expected<cuda::Event> CudaBackend::timingEvent(ThreadState &thread) {
+  if (!thread.eventPool.empty()) {
+    cuda::Event event = thread.eventPool.back();
+    thread.eventPool.pop_back();
+    return event;
+  }
+  return gpu->createEvent(/*timing=*/true);
+}
+
+void CudaBackend::collectTrace(std::vector<TraceEvent> &trace,
+                               int64_t firstStep) {
+  const std::vector<Actor> &all = engine->allActors();
+  for (size_t t = 0; t < threads.size(); ++t)
+    for (const DeviceSpan &span : threads[t].done) {
+      const plan::Task &task = *all[span.actor].task;
+      trace.push_back(
+          {task.name().empty() ? PlanGraph::describe(task) : task.name(),
+           task.rank(), engine->allThreads()[t]->stream + " (gpu)", task.id(),
+           firstStep + span.step, span.startNs, span.durationNs});
+    }
+}
+
 Status CudaBackend::startThread(const StreamThread &) {
   return gpu->makeCurrent();
 }
@@ -422,6 +475,22 @@ Status CudaBackend::fire(int actorIndex, int64_t globalStep,
   auto address = [&](size_t arg) {
     return cuda::DevicePtr(reinterpret_cast<uintptr_t>(actor.args[arg]));
   };
+  // --trace: the firing's device span, between two timing events.
+  DeviceSpan span{actorIndex, globalStep, nullptr, nullptr};
+  ThreadState &threadState = threads[actor.thread];
+  if (tracing) {
+    Expected<cuda::Event> start = timingEvent(threadState);
+    Expected<cuda::Event> end = timingEvent(threadState);
+    if (!start.ok())
+      return start.error();
+    if (!end.ok())
+      return end.error();
+    span.start = *start;
+    span.end = *end;
+    Status recorded = gpu->record(span.start, stream);
+    if (!recorded.ok())
+      return recorded;
+  }
   Status status;
   switch (task.kind()) {
   case plan::KERNEL: {
@@ -490,6 +559,12 @@ Status CudaBackend::fire(int actorIndex, int64_t globalStep,
   }
   if (!status.ok())
     return status;
+  if (tracing) {
+    status = gpu->record(span.end, stream);
+    if (!status.ok())
+      return status;
+    threadState.pending.push_back(span);
+  }
   return gpu->record(state.done, stream);
 }
 
@@ -503,6 +578,26 @@ Status CudaBackend::finishStep(const StreamThread &thread) {
     status = communicators->asyncErrors();
   if (status.ok() && timer)
     status = timer->flush(thread.index);
+  // --trace: the step's spans are done; read their times.
+  ThreadState &state = threads[thread.index];
+  for (DeviceSpan &span : state.pending) {
+    if (status.ok()) {
+      Expected<float> start = gpu->elapsedMs(runStart, span.start);
+      Expected<float> length = gpu->elapsedMs(span.start, span.end);
+      if (!start.ok())
+        status = start.error();
+      else if (!length.ok())
+        status = length.error();
+      else {
+        span.startNs = int64_t(double(*start) * 1e6);
+        span.durationNs = int64_t(double(*length) * 1e6);
+        state.done.push_back(span);
+      }
+    }
+    state.eventPool.push_back(span.start);
+    state.eventPool.push_back(span.end);
+  }
+  state.pending.clear();
   return status;
 }
 

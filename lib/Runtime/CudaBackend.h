@@ -56,17 +56,29 @@ public:
   /// Streams, task contexts and events for the engine's threads and actors.
   Status attach(const Engine &engine);
 
+  Status startRun(bool trace) override;
   Status startThread(const StreamThread &thread) override;
   Status fire(int actor, int64_t globalStep, const InputFeed &feed,
               const OutputSink &sink) override;
   Status finishStep(const StreamThread &thread) override;
+  void collectTrace(std::vector<TraceEvent> &trace, int64_t firstStep) override;
 
   const cuda::Device &device() const { return *gpu; }
 
 private:
+  /// A traced firing's timing events, and once its step is done, its
+  /// span on the device.
+  struct DeviceSpan {
+    int actor;
+    int64_t step;
+    cuda::Event start, end;
+    int64_t startNs = 0, durationNs = 0;
+  };
   struct ThreadState {
     cuda::Stream stream = nullptr;
     std::unique_ptr<cuda::TaskContext> context;
+    std::vector<DeviceSpan> pending, done; // --trace
+    std::vector<cuda::Event> eventPool;
   };
   struct ActorState {
     cuda::Event done = nullptr;
@@ -96,6 +108,11 @@ private:
   const Engine *engine = nullptr;
   std::vector<ThreadState> threads;
   std::vector<ActorState> actors;
+  /// --trace: the device's spans are timed from this event, recorded when
+  /// the run starts.
+  bool tracing = false;
+  cuda::Event runStart = nullptr;
+  Expected<cuda::Event> timingEvent(ThreadState &thread);
 };
 
 } // namespace runtime

@@ -65,6 +65,11 @@ Status Engine::run(const RunOptions &runOptions, const InputFeed &inputFeed,
   reset(runOptions);
   feed = &inputFeed;
   sink = &outputSink;
+  if (device) {
+    Status status = device->startRun(runOptions.trace);
+    if (!status.ok())
+      return status;
+  }
   startNs = nowNs();
 
   std::vector<std::thread> workers;
@@ -92,6 +97,8 @@ Status Engine::run(const RunOptions &runOptions, const InputFeed &inputFeed,
            firing.durationNs});
     }
   }
+  if (device && runOptions.trace)
+    device->collectTrace(trace, runOptions.firstStep);
   options = nullptr;
   feed = nullptr;
   sink = nullptr;

@@ -108,6 +108,8 @@ struct StreamThread {
 class DeviceBackend {
 public:
   virtual ~DeviceBackend() = default;
+  /// Before a run's threads start (`trace`: record device spans).
+  virtual Status startRun(bool trace) = 0;
   /// On each engine thread before its first firing of a run.
   virtual Status startThread(const StreamThread &thread) = 0;
   /// The work of one firing; `args` are the actor's buffers.
@@ -116,6 +118,10 @@ public:
   /// Once a thread fired every task of a step: waits for its device work
   /// (step times are real; the next step of a step-by-step run sees it).
   virtual Status finishStep(const StreamThread &thread) = 0;
+  /// After a traced run: the device's spans of the firings (times since
+  /// the run's start), added to `trace`.
+  virtual void collectTrace(std::vector<TraceEvent> &trace,
+                            int64_t firstStep) = 0;
 };
 
 class Engine {

@@ -356,7 +356,7 @@ LogicalResult scheduleProgram(func::FuncOp program, int64_t stage,
 /// A receive has no operands, so it may move up: walking the sender's order
 /// backwards, a receive that comes after its successor moves just before
 /// it.
-void matchReceiveOrder(ArrayRef<func::FuncOp> programs) {
+void reorderReceives(ArrayRef<func::FuncOp> programs) {
   llvm::DenseMap<int64_t, func::FuncOp> programOf;
   for (func::FuncOp program : programs) {
     int64_t rank = 0;
@@ -453,7 +453,8 @@ struct SbpPipelineSplitPass
       program.setSymName(
           ("main_rank" + program.getSymName().drop_front(strlen("stage_rank")))
               .str());
-    matchReceiveOrder(split);
+    if (matchReceiveOrder)
+      reorderReceives(split);
     module->setAttr(sbp::SBPDialect::kNumRanksAttrName,
                     IntegerAttr::get(IntegerType::get(&getContext(), 64),
                                      numDevices * stages));

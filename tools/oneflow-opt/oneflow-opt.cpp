@@ -361,6 +361,8 @@ static int compileToPlan(llvm::StringRef input, llvm::StringRef outputDir,
     oneflow::SbpPipelineSplitOptions split;
     split.stages = stagesOption;
     split.schedule = scheduleOption;
+    // CUDA plans' sends and receives are NCCL calls, matched by order.
+    split.matchReceiveOrder = device == "cuda";
     pm.addPass(oneflow::createSbpPipelineSplit(split));
   }
   if (failed(pm.run(*module)))

@@ -296,6 +296,10 @@ def SbpPipelineSplit : Pass<"sbp-pipeline-split", "ModuleOp"> {
            "Number of pipeline stages">,
     Option<"schedule", "schedule", "std::string", /*default=*/"\"1f1b\"",
            "gpipe or 1f1b">,
+    Option<"matchReceiveOrder", "match-receive-order", "bool",
+           /*default=*/"false",
+           "Put each rank's receives from a peer in the order the peer sends "
+           "them (NCCL, which CUDA plans use, matches by order, MPI by tag)">,
   ];
   let dependentDialects = ["::mlir::sbp::SBPDialect"];
 }

@@ -1,5 +1,5 @@
 // RUN: oneflow-opt %s --oneflow-add-loss --oneflow-autodiff="microbatches=4" --oneflow-optimizer --sbp-pipeline-stages="stages=2" --sbp-apply-strategy="mesh=1" --sbp-infer --sbp-insert-boxing --sbp-localize --sbp-pipeline-split="stages=2 schedule=gpipe" | FileCheck %s --check-prefixes=CHECK,GPIPE
-// RUN: oneflow-opt %s --oneflow-add-loss --oneflow-autodiff="microbatches=4" --oneflow-optimizer --sbp-pipeline-stages="stages=2" --sbp-apply-strategy="mesh=1" --sbp-infer --sbp-insert-boxing --sbp-localize --sbp-pipeline-split="stages=2 schedule=1f1b" | FileCheck %s --check-prefixes=CHECK,ONEF
+// RUN: oneflow-opt %s --oneflow-add-loss --oneflow-autodiff="microbatches=4" --oneflow-optimizer --sbp-pipeline-stages="stages=2" --sbp-apply-strategy="mesh=1" --sbp-infer --sbp-insert-boxing --sbp-localize --sbp-pipeline-split="stages=2 schedule=1f1b match-receive-order" | FileCheck %s --check-prefixes=CHECK,ONEF
 
 // Two layers, one per stage, 4 micro-batches. Rank 0 (stage 0) sends each
 // micro-batch's activation to rank 1 and receives its gradient back; rank 1
@@ -27,8 +27,9 @@
 // ONEF: sbp.send %{{.*}} to 1 {tag = 4 : i64} : tensor<1x16xf32>
 // ONEF: sbp.recv from 1 {tag = 3 : i64} : tensor<1x16xf32>
 // ONEF: sbp.send %{{.*}} to 1 {tag = 6 : i64} : tensor<1x16xf32>
-// Receives from a peer come in the peer's send order (NCCL matches them by
-// order): the loss after the third gradient, as stage 1 sends it.
+// With match-receive-order (CUDA plans), receives from a peer come in the
+// peer's send order (NCCL matches them by order): the loss after the third
+// gradient, as stage 1 sends it.
 // ONEF: sbp.recv from 1 {tag = 5 : i64} : tensor<1x16xf32>
 // ONEF-NEXT: %[[LOSS:.*]] = sbp.recv from 1 {tag = 8 : i64} : tensor<f32>
 // ONEF: sbp.recv from 1 {tag = 7 : i64} : tensor<1x16xf32>
