@@ -224,8 +224,9 @@ def MoveHostWorkToGPU : Pass<"oneflow-move-host-work-to-gpu",
     After oneflow-map-loops-to-gpu, buffers live on the device: a launch
     that captures a scalar the host computes from buffers recomputes it in
     its body, constant globals it reads move into it (outlining copies them
-    into the GPU module), and every other run of host ops that reads or
-    writes buffers becomes a launch of one thread.
+    into the GPU module), a full reduction into one cell becomes a launch
+    of one block (gpu.all_reduce), and every other run of host ops that
+    reads or writes buffers becomes a launch of one thread.
   }];
   let dependentDialects = ["::mlir::arith::ArithDialect",
                            "::mlir::gpu::GPUDialect"];
