@@ -16,6 +16,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "HostCalls.h"
+
 #include "oneflow/Codegen/Passes.h"
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -45,11 +47,6 @@ Value bufferOfAddress(Value value) {
   auto extract =
       cast.getIn().getDefiningOp<memref::ExtractAlignedPointerAsIndexOp>();
   return extract ? extract.getSource() : Value();
-}
-
-Value addressOf(OpBuilder &b, Location loc, Value buffer) {
-  Value index = memref::ExtractAlignedPointerAsIndexOp::create(b, loc, buffer);
-  return arith::IndexCastOp::create(b, loc, b.getI64Type(), index);
 }
 
 /// Ops that neither touch buffers nor matter to the order around a call.
@@ -109,16 +106,13 @@ bool isReluInPlace(Operation *op, Value out) {
   return other && matchPattern(other, m_AnyZeroFloat());
 }
 
+/// `void name(i64 x numArgs)`, declared once.
 func::FuncOp declare(ModuleOp module, StringRef name, unsigned numArgs) {
-  if (auto existing = module.lookupSymbol<func::FuncOp>(name))
-    return existing;
-  OpBuilder b = OpBuilder::atBlockBegin(module.getBody());
-  Type i64 = b.getI64Type();
-  auto func = func::FuncOp::create(
-      b, module.getLoc(), name,
-      b.getFunctionType(SmallVector<Type>(numArgs, i64), {}));
-  func.setPrivate();
-  return func;
+  Type i64 = IntegerType::get(module.getContext(), 64);
+  return declareHostFunction(module, name,
+                             FunctionType::get(module.getContext(),
+                                               SmallVector<Type>(numArgs, i64),
+                                               {}));
 }
 
 std::optional<int64_t> constantOf(Value value) {
@@ -182,7 +176,8 @@ void foldBias(func::CallOp call, ModuleOp module) {
   OpBuilder b(call);
   Location loc = call.getLoc();
   SmallVector<Value> operands = {call.getOperand(0), call.getOperand(1),
-                                 addressOf(b, loc, bias), call.getOperand(2)};
+                                 bufferAddress(b, loc, bias),
+                                 call.getOperand(2)};
   operands.append(call.getOperands().begin() + 3, call.getOperands().end());
   StringRef name =
       withRelu ? "oneflow_gemm_bias_relu_f32" : "oneflow_gemm_bias_f32";

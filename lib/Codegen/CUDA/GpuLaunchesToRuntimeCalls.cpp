@@ -18,6 +18,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "HostCalls.h"
+
 #include "oneflow/Codegen/Passes.h"
 
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
@@ -51,13 +53,10 @@ bool hasDeviceVersion(StringRef callee) {
 FailureOr<Value> toSlot(OpBuilder &b, Location loc, Value value) {
   Type i64 = b.getI64Type();
   Type type = value.getType();
-  if (isa<MemRefType>(type)) {
-    // The bare-pointer convention passes the aligned pointer; the kernel
-    // applies the type's static offset itself.
-    Value address =
-        memref::ExtractAlignedPointerAsIndexOp::create(b, loc, value);
-    return Value(arith::IndexCastOp::create(b, loc, i64, address));
-  }
+  // The bare-pointer convention passes the aligned pointer; the kernel
+  // applies the type's static offset itself.
+  if (isa<MemRefType>(type))
+    return bufferAddress(b, loc, value);
   if (type.isIndex())
     return Value(arith::IndexCastOp::create(b, loc, i64, value));
   if (auto floatType = dyn_cast<FloatType>(type)) {
@@ -72,15 +71,6 @@ FailureOr<Value> toSlot(OpBuilder &b, Location loc, Value value) {
     return value;
   // Narrower values sit in the slot's low bytes (little endian).
   return Value(arith::ExtUIOp::create(b, loc, i64, value));
-}
-
-func::FuncOp declare(ModuleOp module, StringRef name, FunctionType type) {
-  if (auto existing = module.lookupSymbol<func::FuncOp>(name))
-    return existing;
-  OpBuilder b = OpBuilder::atBlockBegin(module.getBody());
-  auto func = func::FuncOp::create(b, module.getLoc(), name, type);
-  func.setPrivate();
-  return func;
 }
 
 struct GpuLaunchesToRuntimeCallsPass
@@ -109,7 +99,7 @@ struct GpuLaunchesToRuntimeCallsPass
         return;
       }
       std::string device = ("oneflow_cuda_" + callee.drop_front(8)).str();
-      declare(
+      declareHostFunction(
           module, device,
           cast<func::FuncOp>(module.lookupSymbol(callee)).getFunctionType());
       call.setCallee(device);
@@ -125,9 +115,9 @@ struct GpuLaunchesToRuntimeCallsPass
     // Launches.
     SmallVector<Attribute> names;
     llvm::StringMap<int64_t> indexOf;
-    func::FuncOp launchFn =
-        declare(module, kLaunchFunction,
-                FunctionType::get(context, SmallVector<Type>(10, i64), {}));
+    func::FuncOp launchFn = declareHostFunction(
+        module, kLaunchFunction,
+        FunctionType::get(context, SmallVector<Type>(10, i64), {}));
     WalkResult walk = module.walk([&](gpu::LaunchFuncOp launch) {
       Location loc = launch.getLoc();
       StringRef name = launch.getKernelName().getValue();
@@ -153,9 +143,7 @@ struct GpuLaunchesToRuntimeCallsPass
         memref::StoreOp::create(
             b, loc, slot, array,
             ValueRange{arith::ConstantIndexOp::create(b, loc, index)});
-      Value arrayAddress = arith::IndexCastOp::create(
-          b, loc, i64,
-          memref::ExtractAlignedPointerAsIndexOp::create(b, loc, array));
+      Value arrayAddress = bufferAddress(b, loc, array);
       auto asI64 = [&](Value v) -> Value {
         return arith::IndexCastOp::create(b, loc, i64, v);
       };

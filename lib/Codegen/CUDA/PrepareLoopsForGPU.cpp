@@ -220,17 +220,27 @@ void aroundAxis(OpBuilder &b, Location loc, int64_t outer, int64_t inner,
   loop->setAttr(kThreadPerIterationAttr, b.getUnitAttr());
 }
 
-/// `oneflow_cumsum_T(x, y, outer, n, inner, exclusive, reverse)` as loops.
-LogicalResult cumsumToLoops(func::CallOp call) {
-  OpBuilder b(call);
-  Location loc = call.getLoc();
+/// The constant int64 operands of `call` from `first` on, or failure.
+FailureOr<SmallVector<int64_t>> constantScalars(func::CallOp call,
+                                                unsigned first) {
   SmallVector<int64_t> scalars;
-  for (Value operand : call.getOperands().drop_front(2)) {
+  for (Value operand : call.getOperands().drop_front(first)) {
     std::optional<int64_t> value = getConstantIntValue(operand);
     if (!value)
       return failure();
     scalars.push_back(*value);
   }
+  return scalars;
+}
+
+/// `oneflow_cumsum_T(x, y, outer, n, inner, exclusive, reverse)` as loops.
+LogicalResult cumsumToLoops(func::CallOp call) {
+  FailureOr<SmallVector<int64_t>> constants = constantScalars(call, 2);
+  if (failed(constants))
+    return failure();
+  ArrayRef<int64_t> scalars = *constants;
+  OpBuilder b(call);
+  Location loc = call.getLoc();
   Value x = flatBuffer(b, loc, call.getOperand(0));
   Value y = flatBuffer(b, loc, call.getOperand(1));
   if (!x || !y || scalars.size() != 5)
@@ -292,15 +302,12 @@ Value precedes(OpBuilder &b, Location loc, bool smallest, Value av, Value aj,
 /// element after the previous pick in top-k order; unsorted results keep
 /// the axis order (a last pass takes every element up to the k-th pick).
 LogicalResult topkToLoops(func::CallOp call) {
+  FailureOr<SmallVector<int64_t>> constants = constantScalars(call, 3);
+  if (failed(constants))
+    return failure();
+  ArrayRef<int64_t> scalars = *constants;
   OpBuilder b(call);
   Location loc = call.getLoc();
-  SmallVector<int64_t> scalars;
-  for (Value operand : call.getOperands().drop_front(3)) {
-    std::optional<int64_t> value = getConstantIntValue(operand);
-    if (!value)
-      return failure();
-    scalars.push_back(*value);
-  }
   Value x = flatBuffer(b, loc, call.getOperand(0));
   Value values = flatBuffer(b, loc, call.getOperand(1));
   Value indices = flatBuffer(b, loc, call.getOperand(2));

@@ -91,8 +91,9 @@ void matmul(const MatmulShape &shape, int64_t a, int64_t b, int64_t c,
     observer->afterMatmul(shape);
 }
 
-void gemm(DType dtype, bool accumulate, int64_t a, int64_t b, int64_t c,
-          int64_t m, int64_t n, int64_t k, int64_t ta, int64_t tb) {
+/// A plain product's shape; batched and epilogue products add to it.
+MatmulShape productShape(DType dtype, int64_t m, int64_t n, int64_t k,
+                         int64_t ta, int64_t tb) {
   MatmulShape shape;
   shape.dtype = dtype;
   shape.m = m;
@@ -100,6 +101,12 @@ void gemm(DType dtype, bool accumulate, int64_t a, int64_t b, int64_t c,
   shape.k = k;
   shape.transposeA = ta;
   shape.transposeB = tb;
+  return shape;
+}
+
+void gemm(DType dtype, bool accumulate, int64_t a, int64_t b, int64_t c,
+          int64_t m, int64_t n, int64_t k, int64_t ta, int64_t tb) {
+  MatmulShape shape = productShape(dtype, m, n, k, ta, tb);
   shape.accumulate = accumulate;
   matmul(shape, a, b, c);
 }
@@ -107,13 +114,7 @@ void gemm(DType dtype, bool accumulate, int64_t a, int64_t b, int64_t c,
 void batchGemm(DType dtype, bool accumulate, int64_t a, int64_t b, int64_t c,
                int64_t batch, int64_t m, int64_t n, int64_t k, int64_t ta,
                int64_t tb, int64_t strideA, int64_t strideB) {
-  MatmulShape shape;
-  shape.dtype = dtype;
-  shape.m = m;
-  shape.n = n;
-  shape.k = k;
-  shape.transposeA = ta;
-  shape.transposeB = tb;
+  MatmulShape shape = productShape(dtype, m, n, k, ta, tb);
   shape.batch = batch;
   shape.strideA = strideA;
   shape.strideB = strideB;
@@ -124,12 +125,7 @@ void batchGemm(DType dtype, bool accumulate, int64_t a, int64_t b, int64_t c,
 void gemmEpilogue(Epilogue epilogue, int64_t a, int64_t b, int64_t bias,
                   int64_t c, int64_t m, int64_t n, int64_t k, int64_t ta,
                   int64_t tb) {
-  MatmulShape shape;
-  shape.m = m;
-  shape.n = n;
-  shape.k = k;
-  shape.transposeA = ta;
-  shape.transposeB = tb;
+  MatmulShape shape = productShape(DType::F32, m, n, k, ta, tb);
   shape.epilogue = epilogue;
   matmul(shape, a, b, c, bias);
 }
