@@ -131,11 +131,28 @@ static void printFusionReport(llvm::raw_ostream &os, ArrayRef<RankGraph> graphs,
   os << "kernels: " << kernels << " over " << graphs.size() << " rank(s)";
   if (!fused) {
     os << " (fusion off)\n";
-    return;
+  } else {
+    os << " from " << stats.opsBefore << " ops (" << stats.fusedKernels
+       << " fused kernels); intermediate tensors kept inside kernels: "
+       << llvm::format("%.0f", stats.bytesInside) << " bytes\n";
   }
-  os << " from " << stats.opsBefore << " ops (" << stats.fusedKernels
-     << " fused kernels); intermediate tensors kept inside kernels: "
-     << llvm::format("%.0f", stats.bytesInside) << " bytes\n";
+  // What one step costs in launches and latencies across ranks.
+  int64_t collectives = 0, most = 0, pointToPoint = 0;
+  for (const RankGraph &rankGraph : graphs) {
+    int64_t here = 0;
+    func::FuncOp(rankGraph.graph).walk([&](Operation *op) {
+      if (isa<sbp::CollectiveOp>(op))
+        ++here;
+      else if (isa<sbp::SendOp, sbp::RecvOp>(op))
+        ++pointToPoint;
+    });
+    collectives += here;
+    most = std::max(most, here);
+  }
+  if (collectives || pointToPoint)
+    os << "collectives per step: " << collectives << " over "
+       << graphs.size() << " rank(s) (at most " << most
+       << " on a rank); sends and receives: " << pointToPoint << "\n";
 }
 
 /// Writes `data` to `path` through a temporary file and a rename, so that a

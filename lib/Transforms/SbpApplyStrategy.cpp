@@ -100,6 +100,31 @@ private:
   llvm::DenseMap<Operation *, bool> memo;
 };
 
+/// ZeRO-1: on each data axis where the state is broadcast, split it along
+/// its first dimension that the axis divides and no other axis splits.
+/// The update then runs on the rank's slice, the gradient is
+/// reduce-scattered instead of all-reduced (the same bytes), and only the
+/// parameter is gathered back; the state is never gathered.
+static void shardOverDataAxes(NdSbp &nd, Type type, ArrayRef<int64_t> shape,
+                              ArrayRef<StringRef> kinds) {
+  auto tensor = dyn_cast<RankedTensorType>(type);
+  if (!tensor || !tensor.hasStaticShape())
+    return;
+  for (auto [axis, kind] : llvm::enumerate(kinds)) {
+    if (kind != "data" || shape[axis] == 1 || !nd[axis].isBroadcast())
+      continue;
+    for (int64_t dim = 0; dim < tensor.getRank(); ++dim) {
+      bool splitElsewhere = llvm::any_of(nd, [&](const Sbp &sbp) {
+        return sbp.isSplit() && sbp.axis == dim;
+      });
+      if (splitElsewhere || tensor.getDimSize(dim) % shape[axis] != 0)
+        continue;
+      nd[axis] = Sbp::split(dim);
+      break;
+    }
+  }
+}
+
 struct SbpApplyStrategyPass
     : public oneflow::impl::SbpApplyStrategyBase<SbpApplyStrategyPass> {
   using Base::Base;
@@ -191,6 +216,8 @@ struct SbpApplyStrategyPass
       NdSbp nd = broadcastNd(shape.size());
       if (auto it = sbpOfName.find(of.getValue()); it != sbpOfName.end())
         nd = it->second;
+      if (shardOptimizerState)
+        shardOverDataAxes(nd, variable.getType(), shape, kinds);
       pinVariable(variable, nd);
     });
   }

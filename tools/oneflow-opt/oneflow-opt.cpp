@@ -70,6 +70,17 @@ static llvm::cl::opt<std::string> strategyOption(
     llvm::cl::desc("How to distribute: data, tensor, or one per mesh axis "
                    "(data,tensor)"),
     llvm::cl::init("data"));
+static llvm::cl::opt<bool> shardOptimizerStateOption(
+    "shard-optimizer-state",
+    llvm::cl::desc("Split optimizer state over the data-parallel mesh axes "
+                   "(ZeRO-1; default on; =false keeps it replicated)"),
+    llvm::cl::init(true));
+static llvm::cl::opt<double> bucketMbOption(
+    "bucket-mb",
+    llvm::cl::desc("Coalesce each rank's independent collectives into "
+                   "buckets of at most this many MiB (default 25, as DDP; "
+                   "0: one collective per tensor)"),
+    llvm::cl::init(25.0));
 static llvm::cl::opt<std::string> deviceOption(
     "device",
     llvm::cl::desc("Device kind: cpu, or cuda[:sm_XX] (a GPU architecture)"),
@@ -252,6 +263,7 @@ static LogicalResult addCompilePasses(PassManager &pm) {
   oneflow::SbpApplyStrategyOptions options;
   options.meshShape = shape;
   options.strategy = strategyOption;
+  options.shardOptimizerState = shardOptimizerStateOption;
   options.device = device;
   pm.addPass(oneflow::createSbpApplyStrategy(options));
   pm.addPass(oneflow::createSbpInfer());
@@ -365,6 +377,13 @@ static int compileToPlan(llvm::StringRef input, llvm::StringRef outputDir,
     split.matchReceiveOrder = device == "cuda";
     pm.addPass(oneflow::createSbpPipelineSplit(split));
   }
+  if (bucketMbOption < 0) {
+    llvm::errs() << "error: --bucket-mb must be >= 0\n";
+    return 1;
+  }
+  oneflow::SbpBucketCollectivesOptions buckets;
+  buckets.bucketBytes = int64_t(bucketMbOption * 1024 * 1024);
+  pm.addPass(oneflow::createSbpBucketCollectives(buckets));
   if (failed(pm.run(*module)))
     return 1;
   oneflow::EmitPlanOptions options;

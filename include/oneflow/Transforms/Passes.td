@@ -62,7 +62,10 @@ def SbpApplyStrategy : Pass<"sbp-apply-strategy", "ModuleOp"> {
     graph on it, and pins SBPs on the mesh axes the strategy names:
 
     - `data`: graph inputs split along their first (batch) axis, parameters
-      broadcast.
+      broadcast, optimizer state (variables with `oneflow.state_of`) split
+      along its first dimension that the axis divides and no other axis
+      splits (ZeRO stage 1: each rank keeps and updates 1/n of the state;
+      `shard-optimizer-state=false` keeps it broadcast like its parameter).
     - `tensor` (Megatron): matmuls with a parameter weight alternate between
       column-parallel (weight split on its output features) and row-parallel
       (split on its input features) along chains of ops that keep a feature
@@ -79,6 +82,9 @@ def SbpApplyStrategy : Pass<"sbp-apply-strategy", "ModuleOp"> {
            "data, tensor or data,tensor (one entry per mesh axis)">,
     Option<"device", "device", "std::string", /*default=*/"\"cpu\"",
            "cpu or cuda">,
+    Option<"shardOptimizerState", "shard-optimizer-state", "bool",
+           /*default=*/"true",
+           "Split optimizer state over the data-parallel axes (ZeRO-1)">,
   ];
   let dependentDialects = ["::mlir::sbp::SBPDialect"];
 }
@@ -302,6 +308,29 @@ def SbpPipelineSplit : Pass<"sbp-pipeline-split", "ModuleOp"> {
            "them (NCCL, which CUDA plans use, matches by order, MPI by tag)">,
   ];
   let dependentDialects = ["::mlir::sbp::SBPDialect"];
+}
+
+def SbpBucketCollectives : Pass<"sbp-bucket-collectives", "ModuleOp"> {
+  let summary = "Coalesce independent collectives of each rank into buckets";
+  let description = [{
+    Runs on the local programs (after sbp-localize and sbp-pipeline-split).
+    Collectives of one kind (`all_reduce`, `reduce_scatter`, `all_gather`),
+    group and element type are packed, in program order, into buckets of at
+    most `bucket-bytes` input bytes: the members' inputs are reshaped (and,
+    when split or gathered along an inner axis, transposed) so that each
+    member's block of one concatenated tensor holds its pieces, one
+    collective moves the concatenation, and the result is split back.
+    A bucket closes when the next collective would overflow it or depends on
+    its results, so each bucket is launched as soon as its own inputs exist
+    (gradient reductions overlap the rest of the backward pass). Every rank
+    applies the same rule to its program; buckets keep their first member's
+    tag.
+  }];
+  let options = [
+    Option<"bucketBytes", "bucket-bytes", "int64_t", /*default=*/"26214400",
+           "Most input bytes per bucket (0: no buckets); DDP's 25 MiB">,
+  ];
+  let dependentDialects = ["::mlir::oneflow::OneFlowDialect"];
 }
 
 #endif // ONEFLOW_TRANSFORMS_PASSES_TD
