@@ -150,8 +150,8 @@ static void printFusionReport(llvm::raw_ostream &os, ArrayRef<RankGraph> graphs,
     most = std::max(most, here);
   }
   if (collectives || pointToPoint)
-    os << "collectives per step: " << collectives << " over "
-       << graphs.size() << " rank(s) (at most " << most
+    os << "collectives per step: " << collectives << " over " << graphs.size()
+       << " rank(s) (at most " << most
        << " on a rank); sends and receives: " << pointToPoint << "\n";
 }
 

@@ -114,9 +114,8 @@ static void shardOverDataAxes(NdSbp &nd, Type type, ArrayRef<int64_t> shape,
     if (kind != "data" || shape[axis] == 1 || !nd[axis].isBroadcast())
       continue;
     for (int64_t dim = 0; dim < tensor.getRank(); ++dim) {
-      bool splitElsewhere = llvm::any_of(nd, [&](const Sbp &sbp) {
-        return sbp.isSplit() && sbp.axis == dim;
-      });
+      bool splitElsewhere = llvm::any_of(
+          nd, [&](const Sbp &sbp) { return sbp.isSplit() && sbp.axis == dim; });
       if (splitElsewhere || tensor.getDimSize(dim) % shape[axis] != 0)
         continue;
       nd[axis] = Sbp::split(dim);

@@ -75,9 +75,8 @@ struct BucketKey {
     if (kind != other.kind)
       return kind < other.kind;
     if (group != other.group)
-      return std::lexicographical_compare(group.begin(), group.end(),
-                                          other.group.begin(),
-                                          other.group.end());
+      return std::lexicographical_compare(
+          group.begin(), group.end(), other.group.begin(), other.group.end());
     return elementType.getAsOpaquePointer() <
            other.elementType.getAsOpaquePointer();
   }
@@ -89,8 +88,7 @@ std::optional<BucketKey> keyOf(sbp::CollectiveOp op) {
   auto type = cast<RankedTensorType>(op.getInput().getType());
   if (!type.hasStaticShape())
     return std::nullopt;
-  return BucketKey{op.getKind().str(),
-                   SmallVector<int64_t>(op.getGroup()),
+  return BucketKey{op.getKind().str(), SmallVector<int64_t>(op.getGroup()),
                    type.getElementType()};
 }
 
@@ -148,8 +146,7 @@ public:
     return ConcatOp::create(builder, loc, type(shape), values,
                             builder.getI64IntegerAttr(axis));
   }
-  SmallVector<Value> split(Value value, int64_t axis,
-                           ArrayRef<int64_t> sizes) {
+  SmallVector<Value> split(Value value, int64_t axis, ArrayRef<int64_t> sizes) {
     if (sizes.size() == 1)
       return {value};
     SmallVector<Type> types;
