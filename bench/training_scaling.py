@@ -1,0 +1,133 @@
+#!/usr/bin/env python3
+"""Data-parallel training-step scaling: the 8-layer GPT-style decoder of
+issue 17 (d=32, 4 heads, seq 16, vocab 128, global batch 64, AdamW) trained
+on 1 rank and on 2 ranks (`--mesh=2`, same global batch, one thread per
+rank), with and without gradient buckets. Prints and writes to
+docs/benchmarks.md: ms/step (median), scaling efficiency T1 / (2 T2),
+collectives per step and kernels per rank (from oneflow-opt's summary),
+compile seconds, and the loss of the last step (the runs must agree).
+
+  env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE \\
+      /usr/bin/python3 bench/training_scaling.py --bin build/bin
+"""
+
+import argparse
+import json
+import os
+import re
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+import numpy as np
+import torch
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(ROOT, "python", "models"))
+import gpt as gpt_model  # noqa: E402
+
+MARKER_BEGIN = "<!-- training-scaling: begin -->"
+MARKER_END = "<!-- training-scaling: end -->"
+VOCAB, SEQ, D_MODEL, HEADS, LAYERS, BATCH = 128, 16, 32, 4, 8, 64
+
+
+def compile_plan(bin_dir, onnx_path, plan, extra):
+    start = time.monotonic()
+    run = subprocess.run(
+        [os.path.join(bin_dir, "oneflow-opt"), onnx_path, "--train",
+         "--label=targets", "--optimizer=adamw", "--lr=1e-3", "--emit=plan",
+         "-o", plan] + extra, check=True, capture_output=True, text=True)
+    seconds = time.monotonic() - start
+    kernels = re.search(r"kernels: (\d+) over (\d+) rank", run.stderr)
+    per_rank = int(kernels.group(1)) / int(kernels.group(2))
+    coll = re.search(r"collectives per step: \d+ over \d+ rank\(s\) "
+                     r"\(at most (\d+) on a rank\)", run.stderr)
+    return seconds, per_rank, int(coll.group(1)) if coll else 0
+
+
+def run_plan(bin_dir, plan, work, steps):
+    env = dict(os.environ, OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1")
+    metrics = plan + ".jsonl"
+    subprocess.run(
+        [os.path.join(bin_dir, "oneflow-run"), plan, "--data",
+         f"tokens={os.path.join(work, 'tokens.npy')}", "--data",
+         f"targets={os.path.join(work, 'targets.npy')}", "--steps",
+         str(steps + 3), "--quiet", "--metrics", metrics],
+        check=True, capture_output=True, text=True, env=env)
+    rows = [json.loads(line) for line in open(metrics)]
+    step_ms = [BATCH / row["samples_per_s"] * 1e3 for row in rows[3:]]
+    return statistics.median(step_ms), rows[-1]["loss"]
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--bin", default=os.path.join(ROOT, "build", "bin"))
+    parser.add_argument("--steps", type=int, default=20)
+    parser.add_argument("--no-write", action="store_true")
+    args = parser.parse_args()
+
+    torch.manual_seed(0)
+    gpt = gpt_model.GPT(vocab_size=VOCAB, block_size=SEQ, d_model=D_MODEL,
+                        n_head=HEADS, n_layer=LAYERS).eval()
+    rng = np.random.default_rng(0)
+    samples = BATCH * 4
+    tokens = rng.integers(0, VOCAB, (samples, SEQ), dtype=np.int64)
+    targets = rng.integers(0, VOCAB, (samples, SEQ), dtype=np.int64)
+    rows = []
+    with tempfile.TemporaryDirectory() as work:
+        onnx_path = os.path.join(work, "gpt.onnx")
+        torch.onnx.export(gpt, (torch.from_numpy(tokens[:BATCH]),), onnx_path,
+                          opset_version=17, input_names=["tokens"],
+                          output_names=["logits"])
+        np.save(os.path.join(work, "tokens.npy"), tokens)
+        np.save(os.path.join(work, "targets.npy"), targets)
+        configs = [("1 rank", []),
+                   ("2 ranks, buckets (25 MiB)", ["--mesh=2"]),
+                   ("2 ranks, one collective per tensor",
+                    ["--mesh=2", "--bucket-mb=0"])]
+        for index, (name, extra) in enumerate(configs):
+            plan = os.path.join(work, f"p{index}")
+            seconds, kernels, collectives = compile_plan(args.bin, onnx_path,
+                                                         plan, extra)
+            ms, loss = run_plan(args.bin, plan, work, args.steps)
+            rows.append((name, ms, collectives, kernels, seconds, loss))
+
+    base = rows[0][1]
+    lines = [
+        f"GPT decoder training step (d={D_MODEL}, {LAYERS} layers, "
+        f"{HEADS} heads, seq {SEQ}, vocab {VOCAB}, global batch {BATCH}, "
+        f"AdamW), one thread per rank, median of {args.steps} steps "
+        "(OPENBLAS_CORETYPE and OPENBLAS_L2_SIZE unset):",
+        "",
+        "| configuration | ms/step | scaling efficiency T1/(2 T2) | "
+        "collectives per step and rank | kernels per rank | compile s | "
+        "last loss |",
+        "| --- | --- | --- | --- | --- | --- | --- |",
+    ]
+    for name, ms, collectives, kernels, seconds, loss in rows:
+        eff = "" if name == "1 rank" else f"{base / (2 * ms) * 100:.0f}%"
+        lines.append(f"| {name} | {ms:.1f} | {eff} | {collectives} | "
+                     f"{kernels:.0f} | {seconds:.1f} | {loss:.6f} |")
+    table = "\n".join(lines)
+    print(table)
+    if args.no_write:
+        return
+    path = os.path.join(ROOT, "docs", "benchmarks.md")
+    text = open(path).read()
+    block = f"{MARKER_BEGIN}\n{table}\n{MARKER_END}"
+    if MARKER_BEGIN in text:
+        text = re.sub(re.escape(MARKER_BEGIN) + ".*?" + re.escape(MARKER_END),
+                      lambda _: block, text, flags=re.S)
+    else:
+        text += ("\n## Data-parallel training scaling\n\n"
+                 "`bench/training_scaling.py`\n\n" + block + "\n")
+    tmp = path + ".tmp"
+    with open(tmp, "w") as f:
+        f.write(text)
+    os.replace(tmp, path)
+
+
+if __name__ == "__main__":
+    main()
