@@ -457,6 +457,27 @@ void CudaBackend::collectTrace(std::vector<TraceEvent> &trace,
     }
 }
 
+int CudaBackend::unfinishedActor(const StreamThread &thread) const {
+  // Called from the watchdog's thread: the context must be current there.
+  if (!gpu->makeCurrent().ok())
+    return -1;
+  // Each actor's event was last recorded after its latest firing; the
+  // thread's first one not complete is where its device streams are.
+  for (int actor : thread.order) {
+    if (!actors[actor].done)
+      continue;
+    Expected<bool> complete = gpu->query(actors[actor].done);
+    if (complete.ok() && !*complete)
+      return actor;
+  }
+  return -1;
+}
+
+void CudaBackend::abortCommunicators() {
+  if (communicators)
+    communicators->abort();
+}
+
 Status CudaBackend::startThread(const StreamThread &) {
   return gpu->makeCurrent();
 }
