@@ -377,8 +377,8 @@ void Watchdog::answerQueries(const std::string &summary) {
     std::this_thread::sleep_for(std::chrono::milliseconds(5));
   }
   print("error: watchdog: rank " + std::to_string(world->rank()) +
-        ": rank 0 did not end the job within " + formatSeconds(2 * window + 1) +
-        " s (it may be stalled itself)\n");
+        ": no summary from rank 0 within " + formatSeconds(2 * window + 1) +
+        " s (rank 0 may be the rank that stalled)\n");
 }
 
 void Watchdog::pollMessages(bool &roundRequested, double idle) {
