@@ -62,7 +62,7 @@ public:
               const OutputSink &sink) override;
   Status finishStep(const StreamThread &thread) override;
   void collectTrace(std::vector<TraceEvent> &trace, int64_t firstStep) override;
-  int unfinishedActor(const StreamThread &thread) const override;
+  int unfinishedActor(const StreamThread &thread, int running) const override;
 
   /// The watchdog, before it ends the job: ncclCommAbort of every
   /// communicator, so that NCCL's kernels and proxy threads on this rank

@@ -102,7 +102,10 @@ public:
           (place.at.activity == ThreadPlace::Finishing ||
            (place.at.activity == ThreadPlace::Running &&
             (task->kind() == plan::INPUT || task->kind() == plan::OUTPUT)))) {
-        int unfinished = engine.device->unfinishedActor(thread);
+        int running = place.at.activity == ThreadPlace::Running
+                          ? thread.order[place.at.task]
+                          : -1;
+        int unfinished = engine.device->unfinishedActor(thread, running);
         if (unfinished >= 0)
           late = engine.actors[unfinished].task;
       }

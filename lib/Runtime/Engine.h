@@ -132,9 +132,12 @@ public:
   virtual void collectTrace(std::vector<TraceEvent> &trace,
                             int64_t firstStep) = 0;
   /// The watchdog, from its own thread while `thread` waits for the
-  /// device: the first of the thread's actors whose work the device has
-  /// not finished, or -1.
-  virtual int unfinishedActor(const StreamThread &thread) const = 0;
+  /// device (in `running`, or -1 at the step's end): the first of the
+  /// thread's actors whose work the device has not finished, else the
+  /// first unfinished one on the stream of an actor `running` waits for;
+  /// -1 if none.
+  virtual int unfinishedActor(const StreamThread &thread,
+                              int running) const = 0;
 };
 
 class Engine {
