@@ -45,7 +45,8 @@ namespace runtime {
 
 class World;
 
-/// The exit status of a job the watchdog ended (as timeout(1)'s).
+/// The exit status of a job the watchdog ended (as timeout(1)'s), distinct
+/// from errors (1).
 constexpr int kWatchdogExitCode = 124;
 
 /// Where an engine thread is in its schedule, as one number that grows as
@@ -67,7 +68,8 @@ struct ThreadPlace {
   int task = 0;
   Activity activity = StepBarrier;
 
-  /// `tasks`: the thread's task count n. Not started: -1.
+  /// `tasks`: the thread's task count n. (A thread that has not started
+  /// yet publishes -1.)
   static int64_t encode(int64_t step, int task, Activity activity, int tasks) {
     return ((step * (int64_t(tasks) + 1) + task) * kActivities) + activity;
   }
