@@ -457,6 +457,45 @@ void CudaBackend::collectTrace(std::vector<TraceEvent> &trace,
     }
 }
 
+int CudaBackend::unfinishedActor(const StreamThread &thread,
+                                 int running) const {
+  // Called from the watchdog's thread: the context must be current there.
+  if (!gpu->makeCurrent().ok())
+    return -1;
+  auto unfinished = [&](int actor) {
+    if (!actors[actor].done)
+      return false;
+    Expected<bool> complete = gpu->query(actors[actor].done);
+    return complete.ok() && !*complete;
+  };
+  // Each actor's event was last recorded after its latest firing, and a
+  // thread enqueues a step only once its streams finished the previous
+  // one: its first unfinished actor is where its device work stands.
+  auto firstOn = [&](const StreamThread &on) {
+    for (int actor : on.order)
+      if (unfinished(actor))
+        return actor;
+    return -1;
+  };
+  if (int actor = firstOn(thread); actor >= 0)
+    return actor;
+  // Blocked before its own work (an OUTPUT copy waiting for its producer):
+  // where the stream it waits for stands.
+  if (running >= 0)
+    for (int dependency : actors[running].waitOn)
+      if (unfinished(dependency)) {
+        int root = firstOn(
+            *engine->allThreads()[engine->allActors()[dependency].thread]);
+        return root >= 0 ? root : dependency;
+      }
+  return -1;
+}
+
+void CudaBackend::abortCommunicators() {
+  if (communicators)
+    communicators->abort();
+}
+
 Status CudaBackend::startThread(const StreamThread &) {
   return gpu->makeCurrent();
 }

@@ -62,6 +62,12 @@ public:
               const OutputSink &sink) override;
   Status finishStep(const StreamThread &thread) override;
   void collectTrace(std::vector<TraceEvent> &trace, int64_t firstStep) override;
+  int unfinishedActor(const StreamThread &thread, int running) const override;
+
+  /// The watchdog, before it ends the job: ncclCommAbort of every
+  /// communicator, so that NCCL's kernels and proxy threads on this rank
+  /// give up instead of waiting for a peer that will not come.
+  void abortCommunicators();
 
   const cuda::Device &device() const { return *gpu; }
 

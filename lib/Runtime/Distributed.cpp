@@ -7,7 +7,9 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <list>
 #include <map>
+#include <mutex>
 #include <sched.h>
 #include <unistd.h>
 
@@ -67,13 +69,33 @@ std::string prefixLines(const std::string &prefix, const std::string &text) {
 
 } // namespace
 
+/// The watchdogs' communicator and their sends in flight.
+struct World::Messages {
+  MPI_Comm comm = MPI_COMM_NULL;
+  std::mutex mutex;
+  std::list<std::pair<MPI_Request, std::string>> sending;
+
+  /// Forgets the sends that completed (their buffers must live until then).
+  void reap() {
+    for (auto it = sending.begin(); it != sending.end();) {
+      int done = 0;
+      MPI_Test(&it->first, &done, MPI_STATUS_IGNORE);
+      it = done ? sending.erase(it) : std::next(it);
+    }
+  }
+};
+
+World::World() : messages(std::make_unique<Messages>()) {}
+
 Expected<std::unique_ptr<World>> World::init() {
   int initialized = 0;
   MPI_Initialized(&initialized);
   if (initialized)
     return makeError("MPI is initialized already");
   int provided = 0;
-  int rc = MPI_Init_thread(nullptr, nullptr, MPI_THREAD_SERIALIZED, &provided);
+  // MPI_THREAD_MULTIPLE lets the watchdog talk while the comm thread is
+  // blocked in a collective; the engine itself needs only SERIALIZED.
+  int rc = MPI_Init_thread(nullptr, nullptr, MPI_THREAD_MULTIPLE, &provided);
   if (rc != MPI_SUCCESS)
     return makeError("MPI_Init_thread failed: ", mpiError(rc));
   std::unique_ptr<World> world(new World());
@@ -84,6 +106,9 @@ Expected<std::unique_ptr<World>> World::init() {
                       MPI_INFO_NULL, &node);
   MPI_Comm_size(node, &world->nodeSize);
   MPI_Comm_free(&node);
+  world->multiple = provided >= MPI_THREAD_MULTIPLE;
+  if (world->multiple)
+    MPI_Comm_dup(MPI_COMM_WORLD, &world->messages->comm);
   // Every rank sees the same level: agree on the error, if any.
   if (provided < MPI_THREAD_SERIALIZED)
     return makeError("MPI provides thread level ", provided,
@@ -92,7 +117,46 @@ Expected<std::unique_ptr<World>> World::init() {
   return world;
 }
 
-World::~World() { MPI_Finalize(); }
+World::~World() {
+  if (messages->comm != MPI_COMM_NULL) {
+    for (auto &[request, text] : messages->sending)
+      if (request != MPI_REQUEST_NULL)
+        MPI_Request_free(&request);
+    MPI_Comm_free(&messages->comm);
+  }
+  MPI_Finalize();
+}
+
+void World::postMessage(int rank, int tag, const std::string &text) {
+  if (messages->comm == MPI_COMM_NULL)
+    return;
+  std::lock_guard<std::mutex> lock(messages->mutex);
+  messages->reap();
+  messages->sending.emplace_back(MPI_REQUEST_NULL, text);
+  auto &[request, buffer] = messages->sending.back();
+  MPI_Isend(buffer.data(), int(buffer.size()), MPI_CHAR, rank, tag,
+            messages->comm, &request);
+}
+
+bool World::pollMessage(int &rank, int &tag, std::string &text) {
+  if (messages->comm == MPI_COMM_NULL)
+    return false;
+  std::lock_guard<std::mutex> lock(messages->mutex);
+  messages->reap();
+  int flag = 0;
+  MPI_Status status;
+  MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, messages->comm, &flag, &status);
+  if (!flag)
+    return false;
+  int count = 0;
+  MPI_Get_count(&status, MPI_CHAR, &count);
+  text.assign(size_t(count), '\0');
+  MPI_Recv(text.data(), count, MPI_CHAR, status.MPI_SOURCE, status.MPI_TAG,
+           messages->comm, MPI_STATUS_IGNORE);
+  rank = status.MPI_SOURCE;
+  tag = status.MPI_TAG;
+  return true;
+}
 
 Status World::agree(const Status &local) {
   int failed = local.ok() ? 0 : 1, anyFailed = 0;
@@ -177,6 +241,11 @@ void World::abort(const Status &status) const {
   (void)written;
   MPI_Abort(MPI_COMM_WORLD, 1);
   std::_Exit(1); // MPI_Abort does not return; in case it does.
+}
+
+void World::abortJob(int code) const {
+  MPI_Abort(MPI_COMM_WORLD, code);
+  std::_Exit(code);
 }
 
 int threadsPerRank(int cpus, int localRanks) {

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <climits>
 #include <pthread.h>
 
 namespace oneflow {
@@ -27,6 +28,152 @@ int64_t Engine::nowNs() const {
       .count();
 }
 
+namespace {
+
+/// Where a rank waits, in words that are the same on every rank waiting
+/// there (collectives name no rank-specific task), for rank 0's summary.
+std::string whereSummary(const plan::Task &task) {
+  if (task.kind() != plan::COLLECTIVE)
+    return "in " + describeBlockingTask(task);
+  const plan::Collective &c = task.collective();
+  std::string tag = "tag " + std::to_string(c.tag());
+  if (c.kind() == plan::Collective::RECV)
+    return "receiving from rank " + std::to_string(c.peer()) + " (" + tag + ")";
+  if (c.kind() == plan::Collective::SEND)
+    return "sending to rank " + std::to_string(c.peer()) + " (" + tag + ")";
+  return "in " + plan::Collective::Kind_Name(c.kind()) + " " + tag +
+         " over ranks [" +
+         formatRanks(std::vector<int>(c.group().begin(), c.group().end())) +
+         "]";
+}
+
+} // namespace
+
+/// The engine as the watchdog sees it: the threads' places and completed
+/// sends (atomics), described with the plan's tasks once stalled.
+class Engine::Progress final : public ProgressSource {
+public:
+  explicit Progress(const Engine &engine) : engine(engine) {}
+
+  void sample(std::vector<int64_t> &words) const override {
+    for (const auto &thread : engine.threads) {
+      words.push_back(thread->place.load(std::memory_order_relaxed));
+      words.push_back(thread->sendsDone.load(std::memory_order_relaxed));
+    }
+  }
+
+  StallReport describe() const override {
+    struct Place {
+      const StreamThread *thread;
+      ThreadPlace at;
+      int64_t step;
+    };
+    const int64_t first = engine.options ? engine.options->firstStep : 0;
+    std::vector<Place> places;
+    int64_t minStep = INT64_MAX;
+    for (const auto &thread : engine.threads) {
+      int64_t raw = thread->place.load(std::memory_order_relaxed);
+      ThreadPlace at = ThreadPlace::decode(raw, int(thread->order.size()));
+      if (raw < 0 || at.activity == ThreadPlace::Done)
+        continue;
+      places.push_back({thread.get(), at, first + at.step});
+      minStep = std::min(minStep, first + at.step);
+    }
+    StallReport report;
+    report.step = places.empty() ? -1 : minStep;
+    int best = -1;
+    auto consider = [&](int priority, std::string summary, int64_t step) {
+      if (priority > best) {
+        best = priority;
+        report.summary =
+            std::move(summary) + " at step " + std::to_string(step);
+      }
+    };
+    for (const Place &place : places) {
+      const StreamThread &thread = *place.thread;
+      const int tasks = int(thread.order.size());
+      const plan::Task *task =
+          place.at.task < tasks
+              ? engine.actors[thread.order[place.at.task]].task
+              : nullptr;
+      // Host threads that wait for the device: where the device is.
+      const plan::Task *late = nullptr;
+      if (engine.device &&
+          (place.at.activity == ThreadPlace::Finishing ||
+           (place.at.activity == ThreadPlace::Running &&
+            (task->kind() == plan::INPUT || task->kind() == plan::OUTPUT)))) {
+        int running = place.at.activity == ThreadPlace::Running
+                          ? thread.order[place.at.task]
+                          : -1;
+        int unfinished = engine.device->unfinishedActor(thread, running);
+        if (unfinished >= 0)
+          late = engine.actors[unfinished].task;
+      }
+      std::string clause = "stream '" + thread.stream + "' ";
+      switch (place.at.activity) {
+      case ThreadPlace::StepBarrier:
+        clause += "waits for the rank's other streams to finish step " +
+                  std::to_string(place.step - 1);
+        consider(0, "waiting for its other streams", place.step);
+        break;
+      case ThreadPlace::Waiting:
+        clause += "waits to fire " + describeBlockingTask(*task);
+        consider(1, "waiting to fire " + describeBlockingTask(*task),
+                 place.step);
+        break;
+      case ThreadPlace::Running:
+        if (task->kind() == plan::COLLECTIVE) {
+          clause += "is in " + describeBlockingTask(*task);
+          consider(5, whereSummary(*task), place.step);
+        } else {
+          clause += "is running " + describeBlockingTask(*task);
+          if (!late)
+            consider(4, "running " + describeBlockingTask(*task), place.step);
+        }
+        break;
+      case ThreadPlace::Finishing:
+        clause += "waits for its GPU work";
+        if (!late)
+          consider(3, "waiting for the GPU", place.step);
+        break;
+      case ThreadPlace::Sending:
+        clause += "waits for its sends to complete";
+        consider(2, "waiting for its sends", place.step);
+        break;
+      case ThreadPlace::Done:
+        break;
+      }
+      if (place.step != minStep)
+        clause += " at step " + std::to_string(place.step);
+      if (late) {
+        clause +=
+            " (the GPU has not finished " + describeBlockingTask(*late) + ")";
+        consider(4, "waiting for the GPU " + whereSummary(*late), place.step);
+      }
+      // SENDs in flight (MPI): their receivers have not taken them yet.
+      int send = thread.sendActor.load(std::memory_order_relaxed);
+      if (send >= 0 && (place.at.activity == ThreadPlace::Waiting ||
+                        place.at.activity == ThreadPlace::Sending)) {
+        const plan::Task &sendTask = *engine.actors[send].task;
+        int64_t sendStep =
+            first + thread.sendStep.load(std::memory_order_relaxed);
+        clause += ", with " + describeBlockingTask(sendTask) + " of step " +
+                  std::to_string(sendStep) + " in flight";
+        consider(2, whereSummary(sendTask), sendStep);
+      }
+      report.detail += (report.detail.empty() ? "" : "; ") + clause;
+    }
+    if (places.empty()) {
+      report.detail = "every stream finished its steps";
+      report.summary = "finishing the run";
+    }
+    return report;
+  }
+
+private:
+  const Engine &engine;
+};
+
 void Engine::reset(const RunOptions &runOptions) {
   for (auto &regst : regsts)
     if (regst) // Null: on another rank, or read by nobody.
@@ -42,6 +189,9 @@ void Engine::reset(const RunOptions &runOptions) {
     thread->fired = 0;
     thread->sends.clear();
     thread->stepsDone = 0;
+    thread->place.store(-1, std::memory_order_relaxed);
+    thread->sendsDone.store(0, std::memory_order_relaxed);
+    thread->sendActor.store(-1, std::memory_order_relaxed);
   }
   options = &runOptions;
   stopping = false;
@@ -72,12 +222,17 @@ Status Engine::run(const RunOptions &runOptions, const InputFeed &inputFeed,
   }
   startNs = nowNs();
 
+  Progress progress(*this);
+  if (watchdog)
+    watchdog->attach(&progress);
   std::vector<std::thread> workers;
   workers.reserve(threads.size());
   for (size_t t = 0; t < threads.size(); ++t)
     workers.emplace_back([this, t] { threadMain(int(t)); });
   for (std::thread &worker : workers)
     worker.join();
+  if (watchdog)
+    watchdog->attach(nullptr);
 
   int64_t endNs = nowNs();
   stats.totalSeconds = double(endNs - startNs) * 1e-9;
@@ -130,17 +285,31 @@ void Engine::runThread(StreamThread &thread) {
       return;
     }
   }
+  // Where the thread is, for the watchdog: one relaxed store per firing.
+  const int tasks = int(thread.order.size());
+  auto mark = [&](int64_t step, int task, ThreadPlace::Activity activity) {
+    thread.place.store(ThreadPlace::encode(step, task, activity, tasks),
+                       std::memory_order_relaxed);
+  };
   for (int64_t step = 0; step < options->steps; ++step) {
     // Step by step: the previous step's writes (ASSIGN) are all done.
-    while (stepByStep && thread.stepsDone < step)
-      if (!waitForMessages(thread, inbox))
-        return;
-    for (int actor : thread.order) {
-      while (!canFire(actors[actor], step))
+    if (stepByStep && thread.stepsDone < step) {
+      mark(step, 0, ThreadPlace::StepBarrier);
+      while (thread.stepsDone < step)
         if (!waitForMessages(thread, inbox))
           return;
+    }
+    for (int position = 0; position < tasks; ++position) {
+      int actor = thread.order[position];
+      if (!canFire(actors[actor], step)) {
+        mark(step, position, ThreadPlace::Waiting);
+        while (!canFire(actors[actor], step))
+          if (!waitForMessages(thread, inbox))
+            return;
+      }
       if (stopping.load(std::memory_order_relaxed))
         return;
+      mark(step, position, ThreadPlace::Running);
       Status status = fire(actor, step, thread);
       if (!status.ok()) {
         fail(status);
@@ -150,6 +319,7 @@ void Engine::runThread(StreamThread &thread) {
         progressSends(thread, /*wait=*/false);
     }
     if (device) {
+      mark(step, tasks, ThreadPlace::Finishing);
       Status status = device->finishStep(thread);
       if (!status.ok()) {
         fail(makeError("stream '", thread.stream, "' of rank ", thread.rank,
@@ -160,6 +330,7 @@ void Engine::runThread(StreamThread &thread) {
     }
     // Step by step: a SEND has finished its step once its send completed.
     if (stepByStep && !thread.sends.empty()) {
+      mark(step, tasks, ThreadPlace::Sending);
       progressSends(thread, /*wait=*/true);
       if (stopping.load(std::memory_order_relaxed))
         return;
@@ -168,8 +339,12 @@ void Engine::runThread(StreamThread &thread) {
   }
   // The last sends: their RECVs are on their way (the plan cannot
   // deadlock); wait so that nothing is in flight when the run returns.
-  if (!stopping.load(std::memory_order_relaxed))
+  const int64_t last = std::max<int64_t>(options->steps - 1, 0);
+  if (!stopping.load(std::memory_order_relaxed) && !thread.sends.empty()) {
+    mark(last, tasks, ThreadPlace::Sending);
     progressSends(thread, /*wait=*/true);
+  }
+  mark(last, tasks, ThreadPlace::Done);
 }
 
 int Engine::progressSends(StreamThread &thread, bool wait) {
@@ -201,6 +376,15 @@ int Engine::progressSends(StreamThread &thread, bool wait) {
     notifyWaiters(thread, pending.actor, pending.step);
     sends.erase(sends.begin() + i);
     ++completed;
+  }
+  if (completed) {
+    thread.sendsDone.store(thread.sendsDone.load(std::memory_order_relaxed) +
+                               completed,
+                           std::memory_order_relaxed);
+    thread.sendStep.store(sends.empty() ? 0 : sends.front().step,
+                          std::memory_order_relaxed);
+    thread.sendActor.store(sends.empty() ? -1 : sends.front().actor,
+                           std::memory_order_relaxed);
   }
   return completed;
 }
@@ -272,6 +456,10 @@ Status Engine::fire(int actorIndex, int64_t step, StreamThread &thread) {
       void *out =
           actor.outs.empty() ? nullptr : actor.args[actor.argPorts.size()];
       if (actor.isSend) {
+        if (thread.sends.empty()) {
+          thread.sendStep.store(step, std::memory_order_relaxed);
+          thread.sendActor.store(actorIndex, std::memory_order_relaxed);
+        }
         thread.sends.push_back({actorIndex, step, {}});
         status = actor.collective->startSend(in, thread.sends.back().requests);
       } else {
@@ -391,6 +579,8 @@ void Engine::reportSteps(int64_t step) {
   std::lock_guard<std::mutex> lock(stepMutex);
   stepEndNs[step] = nowNs();
   stepDone[step] = 1;
+  if (watchdog)
+    watchdog->stepFinished();
   while (nextReport < options->steps && stepDone[nextReport]) {
     // Steps finish in order, but their clock reads may race: keep them
     // monotonic.

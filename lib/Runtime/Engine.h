@@ -27,6 +27,7 @@
 
 #include "oneflow/Runtime/Executor.h"
 #include "oneflow/Runtime/KernelLibrary.h"
+#include "oneflow/Runtime/Watchdog.h"
 
 #include <atomic>
 #include <memory>
@@ -98,6 +99,14 @@ struct StreamThread {
   // Step-by-step runs: steps every thread of the rank has finished (as this
   // thread has learnt).
   int64_t stepsDone = 0;
+  // The watchdog's view, written by this thread only (relaxed stores), on a
+  // cache line of its own: other threads push into `queue`. `place` is a
+  // ThreadPlace (-1 before the run); the SEND in flight longest and its
+  // step (-1: none); completed sends count as progress.
+  alignas(64) std::atomic<int64_t> place{-1};
+  std::atomic<int64_t> sendsDone{0};
+  std::atomic<int32_t> sendActor{-1};
+  std::atomic<int64_t> sendStep{0};
 };
 
 /// Where a device plan's work goes (CUDA): instead of running a firing's
@@ -122,6 +131,13 @@ public:
   /// the run's start), added to `trace`.
   virtual void collectTrace(std::vector<TraceEvent> &trace,
                             int64_t firstStep) = 0;
+  /// The watchdog, from its own thread while `thread` waits for the
+  /// device (in `running`, or -1 at the step's end): the first of the
+  /// thread's actors whose work the device has not finished, else the
+  /// first unfinished one on the stream of an actor `running` waits for;
+  /// -1 if none.
+  virtual int unfinishedActor(const StreamThread &thread,
+                              int running) const = 0;
 };
 
 class Engine {
@@ -141,6 +157,8 @@ public:
   int64_t runStartNs() const { return startNs; }
   /// A device plan's backend (must outlive the engine's runs).
   void setDeviceBackend(DeviceBackend *backend) { device = backend; }
+  /// Watches the runs (must outlive them).
+  void setWatchdog(Watchdog *dog) { watchdog = dog; }
   const std::vector<Actor> &allActors() const { return actors; }
   const std::vector<std::unique_ptr<StreamThread>> &allThreads() const {
     return threads;
@@ -150,6 +168,7 @@ public:
              std::vector<TraceEvent> &trace);
 
 private:
+  class Progress;
   void reset(const RunOptions &options);
   void threadMain(int thread);
   void runThread(StreamThread &thread);
@@ -176,6 +195,7 @@ private:
   bool stepByStep = false;
   std::function<void(const Status &)> fatal;
   DeviceBackend *device = nullptr;
+  Watchdog *watchdog = nullptr;
 
   // Per run.
   const RunOptions *options = nullptr;

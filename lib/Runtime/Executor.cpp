@@ -8,8 +8,10 @@
 #include "oneflow/Runtime/Distributed.h"
 #include "oneflow/Runtime/FileUtil.h"
 #include "oneflow/Runtime/KernelLibrary.h"
+#include "oneflow/Runtime/Watchdog.h"
 
 #include <cerrno>
+#include <chrono>
 #include <cstdlib>
 #include <cstring>
 #include <fcntl.h>
@@ -17,6 +19,7 @@
 #include <optional>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <thread>
 #include <unistd.h>
 
 namespace oneflow {
@@ -87,7 +90,12 @@ struct Executor::Impl {
 };
 
 Executor::Executor(std::unique_ptr<Impl> impl) : impl(std::move(impl)) {}
-Executor::~Executor() = default;
+Executor::~Executor() {
+  // The watchdog outlives the executor: it must not abort freed
+  // communicators.
+  if (impl->cuda && impl->options.watchdog)
+    impl->options.watchdog->clearTeardowns();
+}
 
 Expected<std::unique_ptr<Executor>>
 Executor::load(const std::string &planDir, const ExecutorOptions &options) {
@@ -148,9 +156,20 @@ Executor::create(plan::Plan planProto, const std::string &planDir,
       return status;
     impl->engine->setDeviceBackend(impl->cuda.get());
   }
+  Watchdog *watchdog = options.watchdog;
+  if (watchdog && watchdog->enabled()) {
+    impl->engine->setWatchdog(watchdog);
+    if (CudaBackend *cuda = impl->cuda.get())
+      watchdog->addTeardown([cuda] { cuda->abortCommunicators(); });
+  }
   if (world && world->size() > 1)
-    impl->engine->setFatalHandler(
-        [world](const Status &error) { world->abort(error); });
+    impl->engine->setFatalHandler([world, watchdog](const Status &error) {
+      // Once the watchdog fired, it ends the job (with its exit status):
+      // errors it causes (aborted communicators) must not end it first.
+      while (watchdog && watchdog->fired())
+        std::this_thread::sleep_for(std::chrono::seconds(1));
+      world->abort(error);
+    });
   return std::unique_ptr<Executor>(new Executor(std::move(impl)));
 }
 
@@ -405,13 +424,20 @@ Status Executor::run(const RunOptions &options, const InputFeed &feed,
   if (!world || world->size() == 1)
     return impl->engine->run(options, feed, sink, impl->stats, impl->trace);
   // Start together: step times and traces line up across ranks.
-  world->barrier();
+  {
+    WatchdogPhase phase(impl->options.watchdog,
+                        "in the barrier before step " +
+                            std::to_string(options.firstStep));
+    world->barrier();
+  }
   Status status =
       impl->engine->run(options, feed, sink, impl->stats, impl->trace);
   // A failure in the middle of a run aborts the job; what is left here
   // (a bad step count) is the same on every rank.
   if (!status.ok())
     return status;
+  WatchdogPhase phase(impl->options.watchdog,
+                      "gathering the run's statistics and trace");
   impl->stats.firings = world->sum(impl->stats.firings);
   if (options.trace)
     impl->gatherTrace();

@@ -2,6 +2,8 @@
 
 #include "Launch.h"
 
+#include "oneflow/Runtime/Watchdog.h"
+
 #include <cerrno>
 #include <csignal>
 #include <cstdlib>
@@ -94,8 +96,10 @@ int launchRanks(int ranks, int argc, char **argv) {
   childPid = 0;
   if (WIFEXITED(status)) {
     int code = WEXITSTATUS(status);
-    if (code == 0 || code == 1)
-      return code; // The ranks reported their errors ("error: ...").
+    // The ranks reported their errors ("error: ..."), or the watchdog its
+    // stall: keep its distinct status.
+    if (code == 0 || code == 1 || code == runtime::kWatchdogExitCode)
+      return code;
     std::cerr << "error: a rank failed: mpirun exited with status " << code
               << "\n";
     return 1;

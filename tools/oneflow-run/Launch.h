@@ -15,9 +15,9 @@ constexpr const char *kLaunchedVariable = "ONEFLOW_RUN_LAUNCHED";
 ///          /proc/self/exe ARGS...
 /// (mpirun from PATH, or $ONEFLOW_MPIRUN; a failed job is ended without
 /// mpirun's one-second grace period). Waits for it and returns the exit
-/// status for oneflow-run: 0 when every rank succeeded, 1 otherwise (the
-/// ranks printed their errors; a rank that died without one is reported
-/// here).
+/// status for oneflow-run: 0 when every rank succeeded, 124 when the
+/// watchdog ended the job, 1 otherwise (the ranks printed their errors; a
+/// rank that died without one is reported here).
 int launchRanks(int ranks, int argc, char **argv);
 
 } // namespace run

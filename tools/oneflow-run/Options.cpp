@@ -81,9 +81,25 @@ OPTIONS:
                       max(1, CPUs / ranks on its machine) OpenMP and
                       OpenBLAS threads unless OMP_NUM_THREADS or
                       OPENBLAS_NUM_THREADS are set.
+  --timeout S         The watchdog (default 600 seconds; 0 disables it): a
+                      rank whose steps make no progress for S seconds (no
+                      task fires, no collective, receive or send completes)
+                      prints one line naming itself, the step and what each
+                      stream waits for (the task, the collective and its
+                      ranks, the peer of a receive), and ends the whole job
+                      with exit status 124; in a multi-rank run rank 0 also
+                      prints a summary of where every rank is and which
+                      ranks did not answer. A single kernel or a CUDA step
+                      running longer than S counts as a stall.
+  --startup-timeout S The watchdog's limit before this process finished its
+                      first step (loading, connecting, the first step, which
+                      waits for the slowest rank) and outside runs
+                      (checkpoints, outputs). Default: 3 x --timeout; 0: no
+                      limit there.
   --help              Print this text.
 
-Exit status: 0 on success, 1 on any error (printed as "error: ...").
+Exit status: 0 on success, 1 on any error (printed as "error: ..."), 124
+when the watchdog ended the job.
 )";
 }
 
@@ -98,6 +114,20 @@ Expected<int64_t> parsePositive(const std::string &flag,
       text[0] == '+' || text[0] == ' ')
     return makeError(flag, " '", text, "': expected a positive integer");
   return int64_t(value);
+}
+
+/// Seconds: a non-negative decimal number, at most a year.
+Expected<double> parseSeconds(const std::string &flag,
+                              const std::string &text) {
+  errno = 0;
+  char *end = nullptr;
+  double value = std::strtod(text.c_str(), &end);
+  if (text.empty() || *end != '\0' || errno == ERANGE ||
+      !(text[0] >= '0' && text[0] <= '9') || !(value >= 0) ||
+      value > 366.0 * 24 * 3600)
+    return makeError(flag, " '", text,
+                     "': expected seconds (a number >= 0; 0 disables)");
+  return value;
 }
 
 } // namespace
@@ -132,7 +162,8 @@ Expected<Options> parseCommandLine(int argc, char **argv) {
         flag == "--trace" || flag == "--np" || flag == "--data" ||
         flag == "--batch" || flag == "--seed" || flag == "--metrics" ||
         flag == "--save" || flag == "--save-every" || flag == "--load" ||
-        flag == "--export-onnx" || flag == "--log-every";
+        flag == "--export-onnx" || flag == "--log-every" ||
+        flag == "--timeout" || flag == "--startup-timeout";
     if (!takesValue)
       return makeError("unknown option '", arg, "' (see --help)");
     if (!inlineValue) {
@@ -181,6 +212,11 @@ Expected<Options> parseCommandLine(int argc, char **argv) {
       if (!steps.ok())
         return steps.error();
       options.steps = *steps;
+    } else if (flag == "--timeout" || flag == "--startup-timeout") {
+      Expected<double> limit = parseSeconds(flag, value);
+      if (!limit.ok())
+        return limit.error();
+      (flag == "--timeout" ? options.timeout : options.startupTimeout) = *limit;
     } else if (flag == "--np") {
       Expected<int64_t> np = parsePositive(flag, value);
       if (!np.ok())
@@ -197,6 +233,9 @@ Expected<Options> parseCommandLine(int argc, char **argv) {
                      " needs training data (--data NAME=FILE.npy)");
   if (options.saveEvery && options.saveDir.empty())
     return makeError("--save-every needs --save DIR");
+  if (options.timeout == 0 && options.startupTimeout > 0)
+    return makeError("--startup-timeout needs the watchdog, which --timeout "
+                     "0 disables");
   if (positional.empty())
     return makeError("missing the plan directory (usage: oneflow-run OUT_DIR "
                      "[options]; see --help)");

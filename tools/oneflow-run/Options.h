@@ -20,6 +20,10 @@ struct Options {
   int64_t steps = 1;
   int numRanks = 0; // --np; 0: the plan's
   bool help = false;
+  // The watchdog: seconds without progress in steps (0: none), and before
+  // the first step / outside runs (-1: kStartupFactor x timeout; 0: none).
+  double timeout = 600;
+  double startupTimeout = -1;
 
   // Training.
   std::vector<std::pair<std::string, std::string>> data; // --data NAME, FILE

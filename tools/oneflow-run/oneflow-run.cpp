@@ -4,11 +4,13 @@
 //             [--steps N] [--trace FILE.json] [--np N] [--help]
 //             [--data NAME=FILE.npy]... [--batch B] [--shuffle] [--seed S]
 //             [--metrics FILE.jsonl] [--quiet] [--save DIR] [--save-every N]
-//             [--load DIR] [--export-onnx FILE.onnx]
+//             [--load DIR] [--export-onnx FILE.onnx] [--timeout S]
+//             [--startup-timeout S]
 //
-// Every error is printed as "error: ..." and exits with 1. A multi-rank plan
-// runs as one process per rank: this program re-launches itself under
-// mpirun, or is started by mpirun directly; rank 0 prints and writes.
+// Every error is printed as "error: ..." and exits with 1; a job the
+// watchdog ended exits with 124. A multi-rank plan runs as one process per
+// rank: this program re-launches itself under mpirun, or is started by
+// mpirun directly; rank 0 prints and writes.
 //
 //===----------------------------------------------------------------------===//
 
@@ -22,10 +24,12 @@
 #include "oneflow/Runtime/NpyIO.h"
 #include "oneflow/Runtime/TensorProtoIO.h"
 #include "oneflow/Runtime/Variables.h"
+#include "oneflow/Runtime/Watchdog.h"
 
 #include <google/protobuf/stubs/logging.h>
 
 #include <algorithm>
+#include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -69,9 +73,25 @@ std::string formatMs(double seconds) {
 
 /// What the ranks of a run share: rank 0 prints and writes.
 struct Context {
-  World *world = nullptr; // set in a multi-process (MPI) run
+  World *world = nullptr;       // set in a multi-process (MPI) run
+  Watchdog *watchdog = nullptr; // --timeout
   bool isRoot() const { return !world || world->rank() == 0; }
+  int rank() const { return world ? world->rank() : 0; }
 };
+
+/// Test hook: ONEFLOW_TEST_STOP=R:K stops rank R (SIGSTOP, as a debugger or
+/// a frozen machine would) when its step K is about to start; the other
+/// ranks then wait for it forever, until the watchdog ends the job. -1
+/// when unset or for another rank.
+int64_t testStopStep(int rank) {
+  const char *value = std::getenv("ONEFLOW_TEST_STOP");
+  int stopRank = -1;
+  long long step = -1;
+  if (!value || std::sscanf(value, "%d:%lld", &stopRank, &step) != 2 ||
+      stopRank != rank)
+    return -1;
+  return step;
+}
 
 /// Collective in a multi-process run: every rank gets an error when any
 /// rank has one.
@@ -97,8 +117,13 @@ Status runSteps(Executor &executor, const run::Options &options,
     run.steps = chunk;
     run.firstStep = step;
     run.trace = !options.traceFile.empty();
-    run.onStepDone = [&](int64_t done, double seconds) {
+    const int64_t stopAt = testStopStep(context.rank());
+    if (stopAt == step && step == firstStep)
+      std::raise(SIGSTOP);
+    run.onStepDone = [&, stopAt](int64_t done, double seconds) {
       report.stepDone(done, seconds);
+      if (stopAt >= 0 && done + 1 == stopAt)
+        std::raise(SIGSTOP);
     };
     Status status = executor.run(run, feed, sink);
     if (!status.ok())
@@ -119,6 +144,8 @@ Status runSteps(Executor &executor, const run::Options &options,
     }
     step += chunk;
     if (options.saveEvery && step % options.saveEvery == 0) {
+      WatchdogPhase phase(context.watchdog,
+                          "saving checkpoint '" + options.saveDir + "'");
       status = run::saveCheckpoint(executor, variables, options.saveDir, step,
                                    context.isRoot(), options.quiet);
       if (!status.ok())
@@ -129,7 +156,7 @@ Status runSteps(Executor &executor, const run::Options &options,
   return Status::success();
 }
 
-Status runTool(const run::Options &options, const Context &context) {
+Status runTool(const run::Options &options, Context context) {
   World *world = context.world;
   if (world && options.numRanks != 0 && options.numRanks != world->size())
     return makeError("--np ", options.numRanks, ": but ", world->size(),
@@ -138,8 +165,21 @@ Status runTool(const run::Options &options, const Context &context) {
   if (world)
     budget = applyThreadBudget(world->localSize()); // Before the kernels load.
 
+  // The watchdog watches everything from here on; it ends the job itself
+  // (exit status 124) when this rank stops making progress.
+  WatchdogOptions watch;
+  watch.timeoutSeconds = options.timeout;
+  watch.startupSeconds = options.startupTimeout >= 0
+                             ? options.startupTimeout
+                             : Watchdog::kStartupFactor * options.timeout;
+  Watchdog watchdog(watch, world);
+  context.watchdog = &watchdog;
+  std::optional<WatchdogPhase> phase;
+  phase.emplace(&watchdog, "loading the plan");
+
   ExecutorOptions executorOptions;
   executorOptions.world = world;
+  executorOptions.watchdog = &watchdog;
   Expected<std::unique_ptr<Executor>> loaded =
       Executor::load(options.planDir, executorOptions);
   if (!loaded.ok())
@@ -154,6 +194,7 @@ Status runTool(const run::Options &options, const Context &context) {
 
   // Every rank reads the inputs and the training data (each INPUT task
   // gets the full value).
+  phase.emplace(&watchdog, "reading the inputs");
   Expected<run::Feeds> feeds = run::readFeeds(options, plan);
   Status ready = feeds.ok() ? Status::success() : feeds.error();
   if (ready.ok())
@@ -176,6 +217,7 @@ Status runTool(const run::Options &options, const Context &context) {
   const std::vector<Variable> variables = planVariables(executor.graph());
   int64_t firstStep = 0;
   if (!options.loadDir.empty()) {
+    phase.emplace(&watchdog, "loading checkpoint '" + options.loadDir + "'");
     Expected<int64_t> step = run::loadCheckpoint(
         executor, variables, options.loadDir, root, options.quiet);
     if (!step.ok())
@@ -197,6 +239,7 @@ Status runTool(const run::Options &options, const Context &context) {
   RunStats stats;
   std::vector<TraceEvent> trace;
   bool savedLastStep = false;
+  phase.emplace(&watchdog, "between runs");
   Status status =
       runSteps(executor, options, context, variables, feeds->feed, sink,
                **report, firstStep, stats, trace, savedLastStep);
@@ -207,6 +250,8 @@ Status runTool(const run::Options &options, const Context &context) {
   const bool save = !options.saveDir.empty() && !savedLastStep;
   const bool exportOnnx = !options.exportOnnx.empty();
   run::VariableValues gathered;
+  phase.emplace(&watchdog, save ? "saving checkpoint '" + options.saveDir + "'"
+                                : "exporting the ONNX model");
   if (save && exportOnnx)
     gathered = gatherVariables(executor, variables);
   if (save)
@@ -220,6 +265,7 @@ Status runTool(const run::Options &options, const Context &context) {
   if (!status.ok())
     return status;
 
+  phase.emplace(&watchdog, "writing the outputs and the trace");
   Status written = Status::success();
   if (root) {
     if (!stats.stepSeconds.empty()) {

@@ -95,6 +95,33 @@ TEST_KERNEL void test_throw(void **) {
   throw std::runtime_error("test_throw failed");
 }
 
+// Watchdog tests. out = x, but call number $ONEFLOW_TEST_HANG_CALL (default
+// 3) of this process blocks until test_hang_release(): never, in a lit test
+// (a hung kernel, or a peer that never sends what it computes).
+namespace {
+std::atomic<int> hangCalls{0};
+std::atomic<bool> hangReleased{false};
+} // namespace
+
+TEST_KERNEL void test_hang(void **args) {
+  const char *call = std::getenv("ONEFLOW_TEST_HANG_CALL");
+  if (hangCalls.fetch_add(1) + 1 == (call ? std::atoi(call) : 3))
+    while (!hangReleased.load())
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  test_copy_f32(args);
+}
+TEST_KERNEL void test_hang_reset() {
+  hangCalls = 0;
+  hangReleased = false;
+}
+TEST_KERNEL void test_hang_release() { hangReleased = true; }
+
+// out = x, after 100 ms: a slow but steady step.
+TEST_KERNEL void test_copy_100ms_f32(void **args) {
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  test_copy_f32(args);
+}
+
 // Nothing: measures the runtime alone.
 TEST_KERNEL void test_noop(void **) {}
 

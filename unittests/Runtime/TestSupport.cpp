@@ -242,6 +242,11 @@ std::vector<int32_t> kernelLog() {
 
 void resetKernelLog() { kernelsFunction<void (*)()>("test_log_reset")(); }
 
+void resetHangingKernel() { kernelsFunction<void (*)()>("test_hang_reset")(); }
+void releaseHangingKernel() {
+  kernelsFunction<void (*)()>("test_hang_release")();
+}
+
 } // namespace test
 } // namespace runtime
 } // namespace oneflow

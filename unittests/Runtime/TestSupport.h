@@ -103,6 +103,10 @@ std::vector<float> values(const HostTensor &tensor);
 std::vector<int32_t> kernelLog();
 void resetKernelLog();
 
+/// test_hang: counts calls from 0 again; lets a hanging call return.
+void resetHangingKernel();
+void releaseHangingKernel();
+
 } // namespace test
 } // namespace runtime
 } // namespace oneflow

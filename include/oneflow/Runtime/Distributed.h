@@ -5,8 +5,9 @@
 // communicator for what the executor and the tool do between runs: agreeing
 // on errors (so that a failure on one rank makes every rank stop, never
 // hang), gathering traces to rank 0, aborting the job. During a run only the
-// comm stream's thread calls MPI (MPI_THREAD_SERIALIZED), except the abort of
-// a failing rank.
+// comm stream's thread calls MPI, except the abort of a failing rank and the
+// watchdog (with MPI_THREAD_MULTIPLE: its messages on a communicator of
+// their own).
 //
 //===----------------------------------------------------------------------===//
 
@@ -29,7 +30,8 @@ bool launchedByMpi();
 
 class World {
 public:
-  /// MPI_Init_thread with MPI_THREAD_SERIALIZED, once per process.
+  /// MPI_Init_thread, once per process: MPI_THREAD_MULTIPLE if the library
+  /// has it (the watchdog's messages), at least MPI_THREAD_SERIALIZED.
   static Expected<std::unique_ptr<World>> init();
   /// MPI_Finalize. Destroy every Executor that uses the world first.
   ~World();
@@ -60,10 +62,26 @@ public:
   /// whole job (MPI_Abort with exit status 1): for errors in the middle of
   /// a run, where other ranks may wait in a collective for this one.
   [[noreturn]] void abort(const Status &status) const;
+  /// Ends the whole job with exit status `code` (MPI_Abort), printing
+  /// nothing; callable from any thread.
+  [[noreturn]] void abortJob(int code) const;
+
+  /// Whether any thread may call MPI while another is inside it
+  /// (MPI_THREAD_MULTIPLE was granted): the watchdogs' messages need it.
+  bool threadMultiple() const { return multiple; }
+  /// The watchdogs' messages, on a communicator of their own (only with
+  /// threadMultiple()). Neither call blocks: a message to a stopped rank
+  /// stays in flight.
+  void postMessage(int rank, int tag, const std::string &text);
+  /// The next message that arrived, if any.
+  bool pollMessage(int &rank, int &tag, std::string &text);
 
 private:
-  World() = default;
+  struct Messages;
+  World();
   int worldRank = 0, worldSize = 1, nodeSize = 1;
+  bool multiple = false;
+  std::unique_ptr<Messages> messages;
 };
 
 /// How many OpenMP/OpenBLAS threads each of `localRanks` ranks sharing a

@@ -33,6 +33,7 @@ using InputFeed = std::function<Status(const std::string &name, int64_t step,
 using OutputSink = std::function<Status(const std::string &name, int64_t step,
                                         const void *src, int64_t bytes)>;
 
+class Watchdog;
 class World;
 
 struct ExecutorOptions {
@@ -44,6 +45,10 @@ struct ExecutorOptions {
   /// the executor). Loading and running are then collective: every rank
   /// calls them, and a failure on one rank fails every rank.
   World *world = nullptr;
+  /// Watches the runs (oneflow-run --timeout; must outlive the executor):
+  /// the engine's threads tell it where they are, a CUDA plan's NCCL
+  /// communicators are aborted when it fires.
+  Watchdog *watchdog = nullptr;
 };
 
 struct RunOptions {

@@ -74,6 +74,7 @@ struct Api {
   Result (*commInitRank)(CommHandle *comm, int nranks, UniqueId id,
                          int rank) = nullptr;
   Result (*commDestroy)(CommHandle comm) = nullptr;
+  Result (*commAbort)(CommHandle comm) = nullptr;
   Result (*commGetAsyncError)(CommHandle comm, Result *asyncError) = nullptr;
   Result (*groupStart)() = nullptr;
   Result (*groupEnd)() = nullptr;

@@ -132,9 +132,19 @@ NcclCommunicators::create(std::shared_ptr<const Nccl> library,
 }
 
 NcclCommunicators::~NcclCommunicators() {
+  if (aborted)
+    return; // ncclCommAbort freed them.
   for (auto &[group, comm] : comms)
     if (comm.comm)
       lib->api().commDestroy(static_cast<nccl::CommHandle>(comm.comm));
+}
+
+void NcclCommunicators::abort() {
+  if (aborted.exchange(true))
+    return;
+  for (auto &[group, comm] : comms)
+    if (comm.comm)
+      lib->api().commAbort(static_cast<nccl::CommHandle>(comm.comm));
 }
 
 const NcclCommunicator *NcclCommunicators::find(const NcclGroup &group) const {

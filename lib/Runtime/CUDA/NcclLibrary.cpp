@@ -52,6 +52,7 @@ Expected<std::shared_ptr<const Nccl>> Nccl::load(const std::string &path) {
            resolve(handle, path, "ncclGetUniqueId", api.getUniqueId),
            resolve(handle, path, "ncclCommInitRank", api.commInitRank),
            resolve(handle, path, "ncclCommDestroy", api.commDestroy),
+           resolve(handle, path, "ncclCommAbort", api.commAbort),
            resolve(handle, path, "ncclCommGetAsyncError",
                    api.commGetAsyncError),
            resolve(handle, path, "ncclGroupStart", api.groupStart),

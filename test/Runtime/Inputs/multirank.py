@@ -21,6 +21,12 @@ NumPy expects.
   multirank.py deadlock DIR        two collectives that ranks 0 and 1 enter in
                                    opposite orders
   multirank.py bench DIR MIB       a 2-rank all-reduce of a MIB MiB f32 tensor
+  multirank.py watchdog N KIND DIR N ranks for the watchdog: KIND "steady"
+                                   (each rank copies in 100 ms, then an
+                                   all-reduce over every rank; rank 0 outputs
+                                   the sum) or "hang" (the last rank's kernel
+                                   test_hang hangs at its 3rd call; its result
+                                   is sent to rank 0, which outputs it)
 
 DIR gets plan.txtpb and weights.bin (plus x.npy and expected/ for the
 collectives).
@@ -412,6 +418,31 @@ def bench(directory, mib):
     plan.write(directory)
 
 
+def watchdog(ranks, kind, directory):
+    plan = Plan(ranks)
+    tag = plan.new_tag() if kind == "steady" else 0
+    for rank in range(ranks):
+        if kind == "hang" and rank != ranks - 1:
+            continue
+        a = plan.persistent(f"a r{rank}", "f32",
+                            np.arange(4, dtype=np.float32) + rank, rank)
+        b = plan.regst(f"b r{rank}", "f32", [4], rank)
+        if kind == "hang":
+            plan.kernel(f"hang r{rank}", rank, "test_hang", (a,), (b,))
+            plan.output_from("b", "f32", [4], rank, b)
+            continue
+        plan.kernel(f"copy r{rank}", rank, "test_copy_100ms_f32", (a,), (b,))
+        if ranks == 1:
+            plan.output("sum", "f32", [4], b)
+            continue
+        c = plan.regst(f"c r{rank}", "f32", [4], rank)
+        plan.collective(f"sum r{rank}", rank, "ALL_REDUCE", (b,), (c,),
+                        list(range(ranks)), tag=tag)
+        if rank == 0:
+            plan.output("sum", "f32", [4], c)
+    plan.write(directory)
+
+
 if __name__ == "__main__":
     command = sys.argv[1]
     if command == "collectives":
@@ -425,6 +456,8 @@ if __name__ == "__main__":
         mismatch(sys.argv[2])
     elif command == "deadlock":
         deadlock(sys.argv[2])
+    elif command == "watchdog":
+        watchdog(int(sys.argv[2]), sys.argv[3], sys.argv[4])
     elif command == "bench":
         bench(sys.argv[2], float(sys.argv[3]))
     else:

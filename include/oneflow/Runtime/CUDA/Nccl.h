@@ -32,6 +32,7 @@
 #include "oneflow/Runtime/Status.h"
 #include "oneflow/plan.pb.h"
 
+#include <atomic>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -168,7 +169,8 @@ public:
   static Expected<std::unique_ptr<NcclCommunicators>>
   create(std::shared_ptr<const Nccl> library,
          const std::vector<NcclGroup> &groups, int rank);
-  /// ncclCommDestroy of each; the streams using them must be idle.
+  /// ncclCommDestroy of each (unless aborted); the streams using them must
+  /// be idle.
   ~NcclCommunicators();
 
   /// This rank's communicator of `group`, or nullptr when not a member.
@@ -183,10 +185,17 @@ public:
   /// wait forever.
   Status asyncErrors() const;
 
+  /// ncclCommAbort of every communicator, from any thread, even while
+  /// other threads are inside NCCL calls or wait for its work: NCCL's
+  /// kernels and proxy threads stop waiting for peers (the watchdog, before
+  /// it ends the job). The communicators are unusable afterwards.
+  void abort();
+
 private:
   NcclCommunicators() = default;
   std::shared_ptr<const Nccl> lib;
   std::map<NcclGroup, NcclCommunicator> comms;
+  std::atomic<bool> aborted{false};
 };
 
 /// NCCL's checks of one collective (for a group of `groupSize`), on top of

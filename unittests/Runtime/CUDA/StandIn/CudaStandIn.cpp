@@ -6,6 +6,12 @@
 // PTX of a fatbin: each `.entry NAME(` and its `.param` lines, so that
 // cuFuncGetParamInfo answers as it would. Launches are logged, not run.
 //
+// ONEFLOW_CUDA_STANDIN_HANG_LAUNCH=N: the N-th kernel launch of the process
+// never finishes (a hung kernel, for the watchdog's tests): its stream, and
+// every stream that waits for one of its events, hangs; events recorded on
+// a hung stream stay pending (cuEventQuery: CUDA_ERROR_NOT_READY) and
+// synchronizing a hung stream or event blocks forever.
+//
 //===----------------------------------------------------------------------===//
 
 #include "CudaApi.h"
@@ -18,6 +24,7 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <thread>
 #include <type_traits>
 #include <vector>
 
@@ -31,6 +38,7 @@ struct CUevent_st {
   unsigned flags;
   bool recorded = false;
   std::chrono::steady_clock::time_point time;
+  std::atomic<bool> pending{false}; // recorded on a hung stream
 };
 struct CUfunc_st {
   std::string name;
@@ -334,8 +342,16 @@ STANDIN_API CUresult cuStreamDestroy_v2(CUstream stream) {
   return CUDA_SUCCESS;
 }
 
+/// A hung stream's or event's work never finishes: waiting for it blocks.
+[[noreturn]] static void blockForever() {
+  while (true)
+    std::this_thread::sleep_for(std::chrono::seconds(1));
+}
+
 STANDIN_API CUresult cuStreamSynchronize(CUstream stream) {
   standin::log("cuStreamSynchronize stream=%d", standin::streamId(stream));
+  if (stream && stream->hung)
+    blockForever();
   return CUDA_SUCCESS;
 }
 
@@ -345,6 +361,8 @@ STANDIN_API CUresult cuStreamWaitEvent(CUstream stream, CUevent event,
     return CUDA_ERROR_INVALID_HANDLE;
   standin::log("cuStreamWaitEvent stream=%d event=%d",
                standin::streamId(stream), event->id);
+  if (stream && event->pending)
+    stream->hung = true;
   return CUDA_SUCCESS;
 }
 
@@ -369,17 +387,24 @@ STANDIN_API CUresult cuEventRecord(CUevent event, CUstream stream) {
     return CUDA_ERROR_INVALID_HANDLE;
   event->recorded = true;
   event->time = std::chrono::steady_clock::now();
+  event->pending = stream && stream->hung;
   standin::log("cuEventRecord event=%d stream=%d", event->id,
                standin::streamId(stream));
   return CUDA_SUCCESS;
 }
 
 STANDIN_API CUresult cuEventQuery(CUevent event) {
-  return event ? CUDA_SUCCESS : CUDA_ERROR_INVALID_HANDLE;
+  if (!event)
+    return CUDA_ERROR_INVALID_HANDLE;
+  return event->pending ? CUDA_ERROR_NOT_READY : CUDA_SUCCESS;
 }
 
 STANDIN_API CUresult cuEventSynchronize(CUevent event) {
-  return event ? CUDA_SUCCESS : CUDA_ERROR_INVALID_HANDLE;
+  if (!event)
+    return CUDA_ERROR_INVALID_HANDLE;
+  if (event->pending)
+    blockForever();
+  return CUDA_SUCCESS;
 }
 
 STANDIN_API CUresult cuEventElapsedTime_v2(float *ms, CUevent start,
@@ -478,6 +503,16 @@ STANDIN_API CUresult cuLaunchKernel(CUfunction function, unsigned gridX,
     std::memcpy(&value, params[i],
                 std::min<size_t>(8, function->paramSizes[i]));
     values += (i ? "," : "") + std::to_string(value);
+  }
+  static std::atomic<long> launches{0};
+  static const long hangAt = [] {
+    const char *value = std::getenv("ONEFLOW_CUDA_STANDIN_HANG_LAUNCH");
+    return value ? std::atol(value) : 0L;
+  }();
+  if (++launches == hangAt && stream) {
+    stream->hung = true;
+    standin::log("hung: launch %ld on stream=%d never finishes", hangAt,
+                 stream->id);
   }
   standin::log("cuLaunchKernel stream=%d function=%s grid=%u,%u,%u "
                "block=%u,%u,%u shared=%u params=%zu args=%s",

@@ -482,6 +482,16 @@ STANDIN_API ncclResult_t ncclCommDestroy(ncclComm_t comm) {
   return ncclSuccess;
 }
 
+// The watchdog aborts communicators while another thread may be blocked in
+// one of their operations (here: inside MPI): logged, and left for the
+// process's end, which follows.
+STANDIN_API ncclResult_t ncclCommAbort(ncclComm_t comm) {
+  if (!comm)
+    return fail(ncclInvalidArgument, "ncclCommAbort: null comm");
+  logLine("ncclCommAbort comm=%s/%d", comm->id.c_str(), comm->rank);
+  return ncclSuccess;
+}
+
 STANDIN_API ncclResult_t ncclCommGetAsyncError(ncclComm_t comm,
                                                ncclResult_t *asyncError) {
   if (!comm || !asyncError)

@@ -11,15 +11,18 @@
 #ifndef ONEFLOW_UNITTESTS_RUNTIME_CUDA_STANDIN_H
 #define ONEFLOW_UNITTESTS_RUNTIME_CUDA_STANDIN_H
 
+#include <atomic>
 #include <cstdarg>
 #include <cstdio>
 #include <cstdlib>
 #include <fcntl.h>
 #include <unistd.h>
 
-/// A stream of the stand-in driver; the libraries read its id.
+/// A stream of the stand-in driver; the libraries read its id. `hung`:
+/// its work never finishes (ONEFLOW_CUDA_STANDIN_HANG_LAUNCH).
 struct CUstream_st {
   int id;
+  std::atomic<bool> hung{false};
 };
 
 namespace standin {
