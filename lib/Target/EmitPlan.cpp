@@ -155,6 +155,33 @@ static void printFusionReport(llvm::raw_ostream &os, ArrayRef<RankGraph> graphs,
        << " on a rank); sends and receives: " << pointToPoint << "\n";
 }
 
+void PhaseTimes::start(StringRef name) {
+  stop();
+  running = name.str();
+  since = std::chrono::steady_clock::now();
+}
+
+void PhaseTimes::stop() {
+  if (running.empty())
+    return;
+  std::chrono::duration<double> seconds =
+      std::chrono::steady_clock::now() - since;
+  phases.emplace_back(running, seconds.count());
+  running.clear();
+}
+
+void PhaseTimes::print(llvm::raw_ostream &os) {
+  stop();
+  double total = 0;
+  os << "time:";
+  for (auto [index, phase] : llvm::enumerate(phases)) {
+    os << (index ? ", " : " ") << phase.first << " "
+       << llvm::format("%.2f", phase.second) << " s";
+    total += phase.second;
+  }
+  os << "; total " << llvm::format("%.2f", total) << " s\n";
+}
+
 /// Writes `data` to `path` through a temporary file and a rename, so that a
 /// crash never leaves a half-written file behind.
 static LogicalResult writeAtomically(Location loc, StringRef path,
@@ -285,11 +312,17 @@ LogicalResult mlir::oneflow::emitPlan(ModuleOp module,
                                       const EmitPlanOptions &options) {
   Location loc = module.getLoc();
   int64_t numRanks = 1;
+  auto phase = [&](StringRef name) {
+    if (options.times)
+      options.times->start(name);
+  };
+  phase("fusion and outlining");
   FailureOr<SmallVector<RankGraph>> graphs =
       prepareKernels(module, options, numRanks);
   if (failed(graphs))
     return failure();
 
+  phase("plan");
   FailureOr<BuiltPlan> built = buildPlan(*graphs, numRanks);
   if (failed(built))
     return failure();
@@ -308,6 +341,7 @@ LogicalResult mlir::oneflow::emitPlan(ModuleOp module,
   };
   std::string library = pathOf(built->plan.kernel_library());
   std::string tempLibrary = library + ".tmp";
+  phase("kernel code");
   if (options.cuda) {
     // A CUDA plan: the GPU functions in a fatbin, their host code in
     // kernels.so.
@@ -337,6 +371,7 @@ LogicalResult mlir::oneflow::emitPlan(ModuleOp module,
   if (std::error_code ec = llvm::sys::fs::rename(tempLibrary, library))
     return emitError(loc) << "cannot move the kernel library into place: "
                           << ec.message();
+  phase("writing");
   if (failed(writeAtomically(loc, pathOf(built->plan.weights_file()),
                              built->weights)))
     return failure();

@@ -170,6 +170,10 @@ private:
   /// pipeline schedules order whole phases.)
   bool phasesAllow(Operation *producer, Operation *consumer) {
     auto from = phaseOf(producer), to = phaseOf(consumer);
+    // Ops that localization made outside any phase (a rank's slice of a
+    // replicated parameter for its sharded update) go with their consumer.
+    if (from.first.empty() && !getProvenance(producer))
+      return true;
     return from == to ||
            (!microbatched && from.first == "backward" && to.first == "update");
   }
@@ -335,12 +339,14 @@ private:
       for (auto &[group, uses] : usesByGroup) {
         bool readsSource = llvm::any_of(source.getUsers(), [&](Operation *u) {
           Operation *user = block.findAncestorOpInBlock(*u);
-          return user && user != op && !user->hasTrait<OpTrait::IsTerminator>() &&
+          return user && user != op &&
+                 !user->hasTrait<OpTrait::IsTerminator>() &&
                  leader(user) == group;
         });
         if (!readsSource)
           continue;
-        Operation *first = block.findAncestorOpInBlock(*uses.front()->getOwner());
+        Operation *first =
+            block.findAncestorOpInBlock(*uses.front()->getOwner());
         for (OpOperand *use : uses) {
           Operation *user = block.findAncestorOpInBlock(*use->getOwner());
           if (index[user] < index[first])

@@ -349,10 +349,13 @@ static int compileToPlan(llvm::StringRef input, llvm::StringRef outputDir,
     llvm::errs() << "error: --emit=cuda-kernels needs --device=cuda[:sm_XX]\n";
     return 1;
   }
+  oneflow::PhaseTimes times;
+  times.start("import");
   OwningOpRef<ModuleOp> module;
   module = loadModule(input, context, sourceMgr);
   if (!module)
     return 1;
+  times.start("graph passes");
   PassManager pm(&context);
   // With --mesh: distribute, then one local program per rank.
   if (failed(addCompilePasses(pm)))
@@ -393,6 +396,7 @@ static int compileToPlan(llvm::StringRef input, llvm::StringRef outputDir,
   options.fuse = !fusionDisabled();
   options.gpuKernelsOnCpu = gpuKernelsOnCpuOption;
   options.report = &llvm::errs();
+  options.times = &times;
   if (device == "cuda") {
     oneflow::CudaKernelsOptions cuda;
     if (const char *root = std::getenv("ONEFLOW_CUDA_ROOT"))
@@ -404,7 +408,10 @@ static int compileToPlan(llvm::StringRef input, llvm::StringRef outputDir,
       return failed(oneflow::emitCudaKernels(*module, options, cuda)) ? 1 : 0;
     options.cuda = cuda;
   }
-  return failed(oneflow::emitPlan(*module, options)) ? 1 : 0;
+  if (failed(oneflow::emitPlan(*module, options)))
+    return 1;
+  times.print(llvm::errs());
+  return 0;
 }
 
 /// Imports `path` and serializes the module as bytecode, which MlirOptMain
