@@ -418,12 +418,15 @@ SmallVector<Value, 2> operandTensors(Value address) {
   return tensors;
 }
 
-/// `sum[j] = sum_i x[i..., j]` into zeros (linalg.fill 0): the reduction
-/// generic, all of whose uses come after `call`; null if none.
-linalg::GenericOp columnSumOf(Value x, int64_t columns, func::CallOp call) {
+/// `sum[j] = sum_i x[i..., j]` into zeros (linalg.fill 0), x being `rows`
+/// (all but its last dimension) by `columns`: the reduction generic, all of
+/// whose uses come after `call`; null if none.
+linalg::GenericOp columnSumOf(Value x, int64_t rows, int64_t columns,
+                              func::CallOp call) {
   auto type = dyn_cast<RankedTensorType>(x.getType());
   if (!type || !type.getElementType().isF32() || type.getRank() < 2 ||
-      type.getShape().back() != columns)
+      !type.hasStaticShape() || type.getShape().back() != columns ||
+      type.getNumElements() != rows * columns)
     return {};
   unsigned rank = type.getRank();
   for (Operation *user : x.getUsers()) {
@@ -470,11 +473,11 @@ bool foldBiasGradient(Product p, ModuleOp module) {
   StringRef name;
   if (p.tb == 0)
     for (Value x : operandTensors(p.b))
-      if (!sum && (sum = columnSumOf(x, p.n, p.call)))
+      if (!sum && (sum = columnSumOf(x, p.k, p.n, p.call)))
         name = "oneflow_gemm_bgrad_b_f32";
   if (!sum && p.ta == 1)
     for (Value x : operandTensors(p.a))
-      if (!sum && (sum = columnSumOf(x, p.m, p.call)))
+      if (!sum && (sum = columnSumOf(x, p.k, p.m, p.call)))
         name = "oneflow_gemm_bgrad_a_f32";
   if (!sum)
     return false;

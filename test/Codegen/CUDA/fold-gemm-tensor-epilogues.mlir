@@ -214,9 +214,13 @@ func.func @erf_gelu(%x: tensor<8x64xf32>, %w: tensor<128x64xf32>, %bias: tensor<
 // -----
 
 // Training: the forward's loop also yields values kept for the backward
-// (tanh(u), x^2), which the GELU epilogue does not write; and a GELU whose
-// cubic coefficient is not 0.044715 is another function. Nothing changes.
+// (tanh(u), x^2), which the GELU epilogue does not write; the product is
+// read by more than the GELU; and a GELU whose cubic coefficient is not
+// 0.044715 is another function. Nothing changes.
 // CHECK-LABEL: func.func @kept_values
+// CHECK: call @oneflow_gemm_f32
+// CHECK: linalg.generic
+// CHECK-LABEL: func.func @product_kept
 // CHECK: call @oneflow_gemm_f32
 // CHECK: linalg.generic
 // CHECK-LABEL: func.func @other_coefficient
@@ -263,6 +267,44 @@ func.func @kept_values(%x: tensor<8x64xf32>, %w: tensor<128x64xf32>, %bias: tens
     linalg.yield %16, %13 : f32, f32
   } -> (tensor<8x128xf32>, tensor<8x128xf32>)
   return %6#0, %6#1 : tensor<8x128xf32>, tensor<8x128xf32>
+}
+func.func @product_kept(%x: tensor<8x64xf32>, %w: tensor<128x64xf32>, %bias: tensor<128xf32>) -> (tensor<8x128xf32>, tensor<8x128xf32>) {
+  %cst = arith.constant 4.471500e-02 : f32
+  %cst_0 = arith.constant 0.797884583 : f32
+  %cst_1 = arith.constant 1.000000e+00 : f32
+  %cst_2 = arith.constant 5.000000e-01 : f32
+  %c1_i64 = arith.constant 1 : i64
+  %c0_i64 = arith.constant 0 : i64
+  %c64_i64 = arith.constant 64 : i64
+  %c128_i64 = arith.constant 128 : i64
+  %c8_i64 = arith.constant 8 : i64
+  %0 = bufferization.to_buffer %x read_only : tensor<8x64xf32> to memref<8x64xf32>
+  %p0 = memref.extract_aligned_pointer_as_index %0 : memref<8x64xf32> -> index
+  %1 = arith.index_cast %p0 : index to i64
+  %2 = bufferization.to_buffer %w read_only : tensor<128x64xf32> to memref<128x64xf32>
+  %p2 = memref.extract_aligned_pointer_as_index %2 : memref<128x64xf32> -> index
+  %3 = arith.index_cast %p2 : index to i64
+  %alloc = memref.alloc() {alignment = 64 : i64} : memref<8x128xf32>
+  %pa = memref.extract_aligned_pointer_as_index %alloc : memref<8x128xf32> -> index
+  %4 = arith.index_cast %pa : index to i64
+  call @oneflow_gemm_f32(%1, %3, %4, %c8_i64, %c128_i64, %c64_i64, %c0_i64, %c1_i64) : (i64, i64, i64, i64, i64, i64, i64, i64) -> ()
+  %5 = bufferization.to_tensor %alloc restrict writable : memref<8x128xf32> to tensor<8x128xf32>
+  %e = tensor.empty() : tensor<8x128xf32>
+  %6 = linalg.generic {indexing_maps = [#k2, #kc, #k2], iterator_types = ["parallel", "parallel"]} ins(%5, %bias : tensor<8x128xf32>, tensor<128xf32>) outs(%e : tensor<8x128xf32>) {
+  ^bb0(%in: f32, %in_5: f32, %out: f32):
+    %7 = arith.addf %in, %in_5 : f32
+    %8 = arith.mulf %7, %7 : f32
+    %9 = arith.mulf %7, %8 : f32
+    %10 = arith.mulf %9, %cst : f32
+    %11 = arith.addf %7, %10 : f32
+    %12 = arith.mulf %11, %cst_0 : f32
+    %13 = math.tanh %12 : f32
+    %14 = arith.addf %13, %cst_1 : f32
+    %15 = arith.mulf %7, %14 : f32
+    %16 = arith.mulf %15, %cst_2 : f32
+    linalg.yield %16 : f32
+  } -> tensor<8x128xf32>
+  return %6, %5 : tensor<8x128xf32>, tensor<8x128xf32>
 }
 func.func @other_coefficient(%x: tensor<8x64xf32>, %w: tensor<128x64xf32>, %bias: tensor<128xf32>) -> tensor<8x128xf32> {
   %cst = arith.constant 4.571500e-02 : f32
