@@ -99,6 +99,11 @@ Epilogue epilogueOf(const std::string &name, bool &ok) {
     return Epilogue::BiasRelu;
   if (name == "bias_gelu" || name == "GELU_BIAS")
     return Epilogue::BiasGelu;
+  // cuBLASLt's operands are ours swapped (BlasLt.cpp).
+  if (name == "bias_grad_a" || name == "BGRADB")
+    return Epilogue::BiasGradA;
+  if (name == "bias_grad_b" || name == "BGRADA")
+    return Epilogue::BiasGradB;
   ok = false;
   return Epilogue::None;
 }
@@ -147,13 +152,12 @@ bool parse(const std::string &line, MatmulShape &s, std::string &error) {
 }
 
 std::string describe(const MatmulShape &s) {
-  static const char *epilogues[] = {"none", "bias", "bias_relu", "bias_gelu"};
   std::ostringstream os;
   os << "dtype=" << (s.dtype == DType::F32 ? "f32" : "f64") << " m=" << s.m
      << " n=" << s.n << " k=" << s.k << " transposeA=" << s.transposeA
      << " transposeB=" << s.transposeB << " batch=" << s.batch
      << " strideA=" << s.strideA << " strideB=" << s.strideB
-     << " epilogue=" << epilogues[int(s.epilogue)]
+     << " epilogue=" << epilogueName(s.epilogue)
      << " accumulate=" << s.accumulate;
   return os.str();
 }
@@ -276,7 +280,7 @@ int main(int argc, char **argv) {
     size_t element = s.dtype == DType::F32 ? 4 : 8;
     int64_t elements[] = {span(s.batch, s.strideA, s.m * s.k),
                           span(s.batch, s.strideB, s.k * s.n),
-                          s.batch * s.m * s.n, s.n};
+                          s.batch * s.m * s.n, std::max(s.m, s.n)};
     DevicePtr buffers[4];
     for (int b = 0; b < 4; ++b) {
       size_t bytes = size_t(elements[b]) * element;

@@ -35,6 +35,16 @@ constexpr llvm::StringLiteral kBufferizationPipeline =
     "buffer-results-to-out-params{hoist-static-allocs modify-public-functions},"
     "buffer-deallocation-pipeline";
 
+/// The CUDA backend's bufferization (also for --gpu-kernels-on-cpu): the
+/// above, with oneflow-fold-gemm-tensor-epilogues before
+/// oneflow-approximate-math (it reads erf and tanh unexpanded).
+inline std::string cudaBufferizationPipeline() {
+  std::string pipeline = kBufferizationPipeline.str();
+  pipeline.insert(pipeline.find("oneflow-approximate-math,"),
+                  "oneflow-fold-gemm-tensor-epilogues,");
+  return pipeline;
+}
+
 /// Copies the kernels of `source` (renamed `<name>_body`, public) and the
 /// declarations they call into a new module; `names` gets the kernel names.
 OwningOpRef<ModuleOp> extractKernels(ModuleOp source,

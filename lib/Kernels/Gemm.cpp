@@ -3,6 +3,7 @@
 #include "KernelABI.h"
 
 #include <cblas.h>
+#include <cmath>
 #include <oneapi/dnnl/dnnl.h>
 
 using namespace oneflow::kernels;
@@ -73,6 +74,66 @@ ONEFLOW_GEMM_ENTRIES(_f32, float, 0.0f)
 ONEFLOW_GEMM_ENTRIES(_f64, double, 0.0)
 ONEFLOW_GEMM_ENTRIES(_acc_f32, float, 1.0f)
 ONEFLOW_GEMM_ENTRIES(_acc_f64, double, 1.0)
+
+/// The CUDA backend's products with a cuBLASLt epilogue
+/// (include/oneflow/Runtime/CUDA/KernelABI.h), for its plans whose GPU
+/// kernels run on the CPU (--gpu-kernels-on-cpu): c = act(op(a) op(b) +
+/// bias), bias one per column, act none / relu / gelu in tanh form (what
+/// cuBLASLt computes); bgrad_a / bgrad_b compute c = op(a) op(b) and write
+/// into `bias` the sums over k of op(a)'s rows / op(b)'s columns.
+namespace {
+enum class Activation { None, Relu, Gelu };
+
+void gemmBias(int64_t a, int64_t b, int64_t bias, int64_t c, int64_t m,
+              int64_t n, int64_t k, int64_t ta, int64_t tb, Activation act) {
+  float *out = ptr<float>(c);
+  const float *add = ptr<const float>(bias);
+  gemm(ptr<float>(a), ptr<float>(b), out, m, n, k, ta, tb);
+  for (int64_t i = 0; i < m; ++i)
+    for (int64_t j = 0; j < n; ++j) {
+      float x = out[i * n + j] + add[j];
+      if (act == Activation::Relu)
+        x = x > 0 ? x : 0;
+      else if (act == Activation::Gelu)
+        x = 0.5f * x *
+            (1 + std::tanh(0.7978845608028654f * (x + 0.044715f * x * x * x)));
+      out[i * n + j] = x;
+    }
+}
+
+void gemmBiasGradient(int64_t a, int64_t b, int64_t bias, int64_t c, int64_t m,
+                      int64_t n, int64_t k, int64_t ta, int64_t tb, bool ofA) {
+  const float *x = ptr<const float>(ofA ? a : b);
+  float *sums = ptr<float>(bias);
+  gemm(ptr<float>(a), ptr<float>(b), ptr<float>(c), m, n, k, ta, tb);
+  // op(a) is [m, k]: a is [k, m] when transposed; op(b) is [k, n].
+  int64_t length = ofA ? m : n;
+  bool transposed = ofA ? ta : tb;
+  for (int64_t i = 0; i < length; ++i)
+    sums[i] = 0;
+  for (int64_t l = 0; l < k; ++l)
+    for (int64_t i = 0; i < length; ++i)
+      sums[i] += transposed == ofA ? x[l * length + i] : x[i * k + l];
+}
+} // namespace
+
+#define ONEFLOW_GEMM_EPILOGUE(NAME, CALL)                                      \
+  ONEFLOW_KERNEL void oneflow_gemm_##NAME(int64_t a, int64_t b, int64_t bias,  \
+                                          int64_t c, int64_t m, int64_t n,     \
+                                          int64_t k, int64_t ta, int64_t tb) { \
+    CALL;                                                                      \
+  }
+ONEFLOW_GEMM_EPILOGUE(bias_f32, gemmBias(a, b, bias, c, m, n, k, ta, tb,
+                                         Activation::None))
+ONEFLOW_GEMM_EPILOGUE(bias_relu_f32, gemmBias(a, b, bias, c, m, n, k, ta, tb,
+                                              Activation::Relu))
+ONEFLOW_GEMM_EPILOGUE(bias_gelu_f32, gemmBias(a, b, bias, c, m, n, k, ta, tb,
+                                              Activation::Gelu))
+ONEFLOW_GEMM_EPILOGUE(bgrad_a_f32,
+                      gemmBiasGradient(a, b, bias, c, m, n, k, ta, tb, true))
+ONEFLOW_GEMM_EPILOGUE(bgrad_b_f32,
+                      gemmBiasGradient(a, b, bias, c, m, n, k, ta, tb, false))
+#undef ONEFLOW_GEMM_EPILOGUE
 
 namespace oneflow::kernels {
 // Shared with Conv.cpp. Convolutions stay on OpenBLAS: their blocks are

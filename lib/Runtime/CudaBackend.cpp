@@ -192,15 +192,13 @@ private:
           pool.push_back(event);
     }
     void beforeMatmul(const cuda::MatmulShape &s) override {
-      static const char *epilogues[] = {"none", "bias", "bias_relu",
-                                        "bias_gelu"};
       std::ostringstream shape;
       shape << "dtype=" << (s.dtype == cuda::DType::F32 ? "f32" : "f64")
             << " m=" << s.m << " n=" << s.n << " k=" << s.k
             << " transposeA=" << s.transposeA << " transposeB=" << s.transposeB
             << " batch=" << s.batch << " strideA=" << s.strideA
             << " strideB=" << s.strideB
-            << " epilogue=" << epilogues[int(s.epilogue)]
+            << " epilogue=" << cuda::epilogueName(s.epilogue)
             << " accumulate=" << s.accumulate;
       begin("matmul", shape.str());
     }

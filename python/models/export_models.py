@@ -5,7 +5,7 @@ Usage (needs torch, onnx, numpy; on Debian bookworm: /usr/bin/python3 with pytho
 
     python3 python/models/export_models.py [--out DIR]
 
-Default output folder: test/Import/ONNX/Inputs/torch/.  For every model M in (mlp, gpt, resnet):
+Default output folder: test/Import/ONNX/Inputs/torch/.  For every model M in (mlp, mlp_gelu, gpt, resnet):
 
   M_opset13.onnx, M_opset17.onnx   torch.onnx.export, eval mode, static shapes, constant folding on.
                                    Exported with TrainingMode.PRESERVE on an eval()-mode module: identical
@@ -17,7 +17,7 @@ Default output folder: test/Import/ONNX/Inputs/torch/.  For every model M in (ml
   M.output.logits.npy              PyTorch's output for those inputs (eval mode)
   M.init_state.npz                 the PyTorch state_dict the ONNX files were exported from (np.load-able)
 
-and for mlp and gpt, a PyTorch training trajectory starting from exactly those weights:
+and for mlp, mlp_gelu and gpt, a PyTorch training trajectory starting from exactly those weights:
 
   M.train.<input>.npy, M.train.targets.npy   10 fixed batches, stacked on a leading [10] axis
   M.sgd.losses.npy, M.sgd.json               10 steps of SGD(lr=0.1)
@@ -103,6 +103,7 @@ def resnet_inputs(rng):
 
 SPECS = collections.OrderedDict([
     ("mlp", dict(build=mlp.build, inputs=mlp_inputs, batches=mlp_batches, data_seed=100)),
+    ("mlp_gelu", dict(build=mlp.build_gelu, inputs=mlp_inputs, batches=mlp_batches, data_seed=100)),
     ("gpt", dict(build=gpt.build, inputs=gpt_inputs, batches=gpt_batches, data_seed=200)),
     ("resnet", dict(build=resnet.build, inputs=resnet_inputs, batches=None, data_seed=300)),
 ])

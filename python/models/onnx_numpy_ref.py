@@ -91,6 +91,8 @@ def run(model, feeds):
             y = [np.sqrt(x[0])]
         elif op == "Erf":
             y = [_erf(x[0]).astype(x[0].dtype)]
+        elif op == "Tanh":
+            y = [np.tanh(x[0])]
         elif op == "Where":
             y = [np.where(x[0], x[1], x[2]).astype(np.result_type(x[1], x[2]))]
         elif op == "MatMul":

@@ -263,4 +263,25 @@ def FoldGemmEpilogues : Pass<"oneflow-fold-gemm-epilogues", "::mlir::ModuleOp"> 
                            "::mlir::memref::MemRefDialect"];
 }
 
+def FoldGemmTensorEpilogues
+    : Pass<"oneflow-fold-gemm-tensor-epilogues", "::mlir::ModuleOp"> {
+  let summary = "Fold GELU and bias gradients around a product into its "
+                "cuBLASLt call";
+  let description = [{
+    On kernels on tensors, before oneflow-approximate-math (CUDA path): a
+    product into a fresh buffer whose only reader is an elementwise
+    gelu(product + bias) in tanh form becomes
+    `oneflow_gemm_bias_gelu_f32(a, b, bias, c, ...)` (cuBLASLt's GELU_BIAS
+    epilogue; erf GELU is a different function and is left alone); a plain
+    product whose untransposed b (or transposed a) also feeds a column sum
+    into zeros becomes `oneflow_gemm_bgrad_b_f32` (`_a_`), which writes the
+    sum as well (cuBLASLt's BGRADA / BGRADB: a linear layer's bias gradient
+    with its weight gradient).
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::bufferization::BufferizationDialect",
+                           "::mlir::func::FuncDialect",
+                           "::mlir::memref::MemRefDialect"];
+}
+
 #endif // ONEFLOW_CODEGEN_PASSES_TD

@@ -64,11 +64,13 @@ static constexpr llvm::StringLiteral kLoopsToLLVMPipeline =
     "convert-openmp-to-llvm,"
     "reconcile-unrealized-casts";
 
-/// `--gpu-kernels-on-cpu`: the CUDA backend's loop mapping (as
-/// lib/Codegen/CUDA/KernelCompiler.cpp runs it), its launches run as
-/// sequential CPU loops (no OpenMP shaping: no parallel loop is left), then
-/// the rest of kLoopsToLLVMPipeline.
+/// `--gpu-kernels-on-cpu`: the CUDA backend's product epilogues and loop
+/// mapping (as lib/Codegen/CUDA/KernelCompiler.cpp runs them; the kernel
+/// library computes the epilogue products as cuBLASLt does), its launches
+/// run as sequential CPU loops (no OpenMP shaping: no parallel loop is
+/// left), then the rest of kLoopsToLLVMPipeline.
 static constexpr llvm::StringLiteral kGpuLoopsOnCpuPipeline =
+    "oneflow-fold-gemm-epilogues,"
     "convert-linalg-to-parallel-loops,"
     "oneflow-fuse-row-loops,"
     "func.func(oneflow-prepare-loops-for-gpu,oneflow-map-loops-to-gpu,"
@@ -152,7 +154,10 @@ LogicalResult mlir::oneflow::compileKernels(ModuleOp source,
   SmallVector<std::string> names;
   OwningOpRef<ModuleOp> module = extractKernels(source, names);
 
-  if (failed(runKernelPipeline(*module, kBufferizationPipeline, source)))
+  if (failed(runKernelPipeline(*module,
+                               gpuKernelsOnCpu ? cudaBufferizationPipeline()
+                                               : kBufferizationPipeline.str(),
+                               source)))
     return failure();
   markBuffersNoAlias(*module);
   std::string loops = kLoopsToLLVMPipeline.str();

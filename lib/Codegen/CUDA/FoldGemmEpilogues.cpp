@@ -38,17 +38,6 @@ using namespace mlir::oneflow;
 
 namespace {
 
-/// The buffer whose address `value` is (index_cast of
-/// extract_aligned_pointer_as_index), or null.
-Value bufferOfAddress(Value value) {
-  auto cast = value.getDefiningOp<arith::IndexCastOp>();
-  if (!cast)
-    return {};
-  auto extract =
-      cast.getIn().getDefiningOp<memref::ExtractAlignedPointerAsIndexOp>();
-  return extract ? extract.getSource() : Value();
-}
-
 /// Ops that neither touch buffers nor matter to the order around a call.
 bool isBookkeeping(Operation *op) {
   return isa<arith::ConstantOp, arith::IndexCastOp,

@@ -34,6 +34,17 @@ inline Value bufferAddress(OpBuilder &b, Location loc, Value buffer) {
   return arith::IndexCastOp::create(b, loc, b.getI64Type(), index);
 }
 
+/// The buffer whose address `value` is (an index_cast of
+/// memref.extract_aligned_pointer_as_index), or null.
+inline Value bufferOfAddress(Value value) {
+  auto cast = value.getDefiningOp<arith::IndexCastOp>();
+  if (!cast)
+    return {};
+  auto extract =
+      cast.getIn().getDefiningOp<memref::ExtractAlignedPointerAsIndexOp>();
+  return extract ? extract.getSource() : Value();
+}
+
 } // namespace mlir::oneflow
 
 #endif // ONEFLOW_LIB_CODEGEN_CUDA_HOSTCALLS_H

@@ -77,18 +77,8 @@ Expected<const CublasLt *> cublasLt() {
       return oneflowLtStatus;                                                  \
   } while (false)
 
-const char *epilogueName(Epilogue epilogue) {
-  switch (epilogue) {
-  case Epilogue::None:
-    return "none";
-  case Epilogue::Bias:
-    return "bias";
-  case Epilogue::BiasRelu:
-    return "bias+relu";
-  case Epilogue::BiasGelu:
-    return "bias+gelu";
-  }
-  return "?";
+bool isBiasGradient(Epilogue epilogue) {
+  return epilogue == Epilogue::BiasGradA || epilogue == Epilogue::BiasGradB;
 }
 
 std::string describe(const MatmulShape &s) {
@@ -137,6 +127,24 @@ Status setAttribute(const CublasLt &lt, cublasLtMatrixLayout_t layout,
   } while (false)
 
 } // namespace
+
+const char *epilogueName(Epilogue epilogue) {
+  switch (epilogue) {
+  case Epilogue::None:
+    return "none";
+  case Epilogue::Bias:
+    return "bias";
+  case Epilogue::BiasRelu:
+    return "bias_relu";
+  case Epilogue::BiasGelu:
+    return "bias_gelu";
+  case Epilogue::BiasGradA:
+    return "bias_grad_a";
+  case Epilogue::BiasGradB:
+    return "bias_grad_b";
+  }
+  return "?";
+}
 
 bool MatmulShape::operator<(const MatmulShape &o) const {
   auto key = [](const MatmulShape &s) {
@@ -226,6 +234,13 @@ Status BlasLt::Impl::build(const MatmulShape &s, Plan &plan) {
   case Epilogue::BiasGelu:
     epilogue = CUBLASLT_EPILOGUE_GELU_BIAS;
     break;
+  // Swapped operands: our a is cuBLASLt's B, our b its A.
+  case Epilogue::BiasGradA:
+    epilogue = CUBLASLT_EPILOGUE_BGRADB;
+    break;
+  case Epilogue::BiasGradB:
+    epilogue = CUBLASLT_EPILOGUE_BGRADA;
+    break;
   }
   if (s.epilogue != Epilogue::None) {
     ONEFLOW_RETURN_IF_ERROR(
@@ -296,11 +311,30 @@ Status BlasLt::matmul(const MatmulShape &shape, DevicePtr a, DevicePtr b,
     return Status::success();
   if (shape.epilogue != Epilogue::None && !bias)
     return makeError("cuBLASLt ", describe(shape), ": no bias");
-  // An empty sum: c is 0 (or stays); not every algorithm takes k = 0.
-  if (shape.k <= 0 && shape.epilogue == Epilogue::None) {
+  // cuBLASLt sums its A untransposed (BGRADA) and its B transposed
+  // (BGRADB), the layouts of a weight gradient X^T dY.
+  if ((shape.epilogue == Epilogue::BiasGradA && !shape.transposeA) ||
+      (shape.epilogue == Epilogue::BiasGradB && shape.transposeB))
+    return makeError("cuBLASLt ", describe(shape),
+                     ": the bias gradient of a needs a transposed, of b b "
+                     "untransposed");
+  if (isBiasGradient(shape.epilogue) &&
+      (shape.batch != 1 || shape.accumulate || shape.dtype != DType::F32))
+    return makeError("cuBLASLt ", describe(shape),
+                     ": bias gradients are for one f32 product into c");
+  // An empty sum: c is 0 (or stays), and so is a bias gradient; not every
+  // algorithm takes k = 0.
+  size_t element = shape.dtype == DType::F32 ? 4 : 8;
+  if (shape.k <= 0 && isBiasGradient(shape.epilogue)) {
+    int64_t length = shape.epilogue == Epilogue::BiasGradA ? shape.m : shape.n;
+    if (Status zeroed = impl->device.zero(bias, length * element, impl->stream);
+        !zeroed.ok())
+      return zeroed;
+  }
+  if (shape.k <= 0 &&
+      (shape.epilogue == Epilogue::None || isBiasGradient(shape.epilogue))) {
     if (shape.accumulate)
       return Status::success();
-    size_t element = shape.dtype == DType::F32 ? 4 : 8;
     return impl->device.zero(c, shape.batch * shape.m * shape.n * element,
                              impl->stream);
   }

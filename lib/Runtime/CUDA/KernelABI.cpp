@@ -216,6 +216,8 @@ ONEFLOW_CUDA_GEMM_ENTRIES(acc_f64, DType::F64, true)
 ONEFLOW_CUDA_EPILOGUE_ENTRY(bias_f32, Epilogue::Bias)
 ONEFLOW_CUDA_EPILOGUE_ENTRY(bias_relu_f32, Epilogue::BiasRelu)
 ONEFLOW_CUDA_EPILOGUE_ENTRY(bias_gelu_f32, Epilogue::BiasGelu)
+ONEFLOW_CUDA_EPILOGUE_ENTRY(bgrad_a_f32, Epilogue::BiasGradA)
+ONEFLOW_CUDA_EPILOGUE_ENTRY(bgrad_b_f32, Epilogue::BiasGradB)
 #undef ONEFLOW_CUDA_EPILOGUE_ENTRY
 
 #define ONEFLOW_CUDA_CONV_ENTRY(NAME, DTYPE, TRANSPOSE)                        \

@@ -10,11 +10,15 @@ stand-in CUDA libraries (ONEFLOW_CUDA_STANDIN_LOG) of a one-rank run:
   and step) and the outputs (one per output and step), on another stream,
   and every output copy first waits for an event recorded on the kernels'
   stream;
-- every step launches the same kernels in the same order.
+- every step launches the same kernels in the same order, and makes the
+  same cuBLASLt products (shapes and epilogues), on the kernels' stream,
+  none rejected.
 
-Prints one summary line for FileCheck; exits 1 with the reasons otherwise.
+Prints one summary line for FileCheck (with the products per step by
+cuBLASLt epilogue); exits 1 with the reasons otherwise.
 """
 import argparse
+import collections
 import re
 import sys
 
@@ -58,6 +62,7 @@ def main():
 
     # Steps end where the host waits for the kernels' stream.
     per_step, current, syncs_in_run = [], [], 0
+    products_per_step, products = [], []
     recorded_on = {}
     copies = {"HtoD": [], "DtoH": [], "DtoD": []}
     waits_since_sync = {}
@@ -73,10 +78,22 @@ def main():
                     recorded_on[f["event"]])
         elif w[0] == "cuLaunchKernel":
             current.append(f["function"])
+        elif w[0] == "cublasLtMatmul":
+            if "rejected" in w:
+                errors.append("cuBLASLt rejected a product")
+            elif f["stream"] != compute:
+                errors.append(f"a product on stream {f['stream']}, not the "
+                              f"kernels' stream")
+            else:
+                products.append(" ".join(
+                    f"{key}={f[key]}" for key in
+                    ("m", "n", "k", "transa", "transb", "batch", "epilogue",
+                     "beta")))
         elif w[0] == "cuStreamSynchronize":
             if f["stream"] == compute and current:
                 per_step.append(current)
-                current = []
+                products_per_step.append(products)
+                current, products = [], []
         elif w[0] == "cuMemcpyAsync":
             kind = w[1]
             copies[kind].append(f["stream"])
@@ -87,12 +104,15 @@ def main():
                 errors.append(f"a {kind} copy on the kernels' stream")
     if current:
         per_step.append(current)
+        products_per_step.append(products)
     if len(per_step) != args.steps:
         errors.append(f"the kernels' stream is synchronized {len(per_step)} "
                       f"times with kernels before it, expected once per step "
                       f"({args.steps})")
     elif any(step != per_step[0] for step in per_step):
         errors.append("the steps launch different kernels")
+    elif any(step != products_per_step[0] for step in products_per_step):
+        errors.append("the steps make different products")
     expected_htod = 1 + args.steps * args.inputs  # weights, then inputs
     if len(copies["HtoD"]) != expected_htod:
         errors.append(f"{len(copies['HtoD'])} host-to-device copies, "
@@ -103,11 +123,16 @@ def main():
     if errors:
         print("\n".join(sorted(set(errors))), file=sys.stderr)
         return 1
+    counts = collections.Counter(
+        product.split("epilogue=")[1].split()[0]
+        for product in products_per_step[0])
+    epilogues = ", ".join(f"{name} {n}" for name, n in sorted(counts.items()))
     print(f"cuda log: {len(launches)} launches ({len(per_step[0])} per step) "
           f"on one stream, all matching their PTX entries; "
           f"{cross_waits} waits across streams; "
           f"copies: {len(copies['HtoD'])} to the device, "
-          f"{len(copies['DtoH'])} to the host")
+          f"{len(copies['DtoH'])} to the host; "
+          f"{len(products_per_step[0])} products per step ({epilogues})")
     return 0
 
 

@@ -216,6 +216,59 @@ TEST_F(CudaKernelABITest, GemmEpiloguesMatchCpu) {
   EXPECT_EQ(logLinesWith("epilogue=GELU_BIAS ").size(), 4u);
 }
 
+TEST_F(CudaKernelABITest, GemmBiasGradientsMatchCpu) {
+  // A linear layer's weight gradient with its bias gradient: dW = X^T dY
+  // next to the column sums of dY as b (bgrad_b, b untransposed) or as a
+  // (bgrad_a, a transposed), the other operand either way.
+  int64_t m = 5, n = 6, k = 7;
+  for (bool ofB : {true, false})
+    for (bool otherTransposed : {false, true}) {
+      bool ta = ofB ? otherTransposed : true;
+      bool tb = ofB ? false : otherTransposed;
+      std::string what = std::string(ofB ? "bgrad_b" : "bgrad_a") + " ta" +
+                         std::to_string(ta) + " tb" + std::to_string(tb);
+      std::vector<float> a = random<float>(m * k, 7),
+                         b = random<float>(k * n, 8), expected(m * n);
+      oneflow_gemm_f32(address(a), address(b), address(expected), m, n, k, ta,
+                       tb);
+      // b is [k, n] (untransposed); a is [k, m] (transposed).
+      std::vector<float> sums(ofB ? n : m);
+      for (int64_t l = 0; l < k; ++l)
+        for (size_t j = 0; j < sums.size(); ++j)
+          sums[j] += ofB ? b[l * n + j] : a[l * m + j];
+      DevicePtr da = upload(a), db = upload(b),
+                dsum = allocate(sums.size() * sizeof(float)),
+                dc = allocate(m * n * sizeof(float));
+      auto gpu =
+          ofB ? oneflow_cuda_gemm_bgrad_b_f32 : oneflow_cuda_gemm_bgrad_a_f32;
+      gpu(da, db, dsum, dc, m, n, k, ta, tb);
+      expectNoError();
+      expectNear(download<float>(dc, m * n), expected, what + " product");
+      expectNear(download<float>(dsum, sums.size()), sums, what + " sums");
+    }
+  // Our b is cuBLASLt's A, our a its B.
+  EXPECT_EQ(logLinesWith("epilogue=BGRADA ").size(), 2u);
+  EXPECT_EQ(logLinesWith("epilogue=BGRADB ").size(), 2u);
+}
+
+TEST_F(CudaKernelABITest, GemmBiasGradientLayoutsAreChecked) {
+  // cuBLASLt sums its A untransposed and its B transposed only: the other
+  // layouts are errors naming the call, before cuBLASLt sees them.
+  std::vector<float> a(12), b(12);
+  DevicePtr da = upload(a), db = upload(b), dsum = allocate(16),
+            dc = allocate(16 * 4);
+  oneflow_cuda_gemm_bgrad_b_f32(da, db, dsum, dc, 4, 4, 3, 0, 1);
+  Status error = context->takeError();
+  ASSERT_FALSE(error.ok());
+  EXPECT_NE(error.message().find("epilogue=bias_grad_b"), std::string::npos)
+      << error.message();
+  EXPECT_NE(error.message().find("of b b untransposed"), std::string::npos)
+      << error.message();
+  oneflow_cuda_gemm_bgrad_a_f32(da, db, dsum, dc, 4, 4, 3, 0, 0);
+  EXPECT_FALSE(context->takeError().ok());
+  EXPECT_TRUE(logLinesWith("epilogue=BGRAD").empty());
+}
+
 TEST_F(CudaKernelABITest, Tf32IsOptIn) {
   ::setenv("ONEFLOW_CUDA_TF32", "1", 1);
   TaskContext tf32(*device, stream, nullptr);
@@ -435,7 +488,8 @@ TEST(CudaKernelABI, SymbolsAreExported) {
        {"oneflow_cuda_launch", "oneflow_cuda_alloc", "oneflow_cuda_free",
         "oneflow_cuda_gemm_f32", "oneflow_cuda_gemm_acc_f64",
         "oneflow_cuda_batch_gemm_f32", "oneflow_cuda_batch_gemm_acc_f64",
-        "oneflow_cuda_gemm_bias_gelu_f32", "oneflow_cuda_conv2d_f64",
+        "oneflow_cuda_gemm_bias_gelu_f32", "oneflow_cuda_gemm_bgrad_a_f32",
+        "oneflow_cuda_gemm_bgrad_b_f32", "oneflow_cuda_conv2d_f64",
         "oneflow_cuda_conv_transpose2d_f32"})
     EXPECT_NE(::dlsym(RTLD_DEFAULT, symbol), nullptr) << symbol;
 }

@@ -19,9 +19,17 @@ namespace cuda {
 
 enum class DType { F32, F64 };
 
-/// What is applied to the product: bias is one value per column of the
-/// row-major result, added before the activation (gelu in tanh form).
-enum class Epilogue { None, Bias, BiasRelu, BiasGelu };
+/// What cuBLASLt does besides the product. Bias*: the bias is one value per
+/// column of the row-major result, added before the activation (gelu in
+/// tanh form). BiasGrad*: the bias vector is written, with a linear layer's
+/// bias gradient next to its weight gradient: BiasGradA the sums over k of
+/// op(a)'s rows (m values; a must be transposed, so they are a's column
+/// sums), BiasGradB the sums over k of op(b)'s columns (n values; b must
+/// not be transposed).
+enum class Epilogue { None, Bias, BiasRelu, BiasGelu, BiasGradA, BiasGradB };
+
+/// "none", "bias", "bias_relu", "bias_gelu", "bias_grad_a", "bias_grad_b".
+const char *epilogueName(Epilogue epilogue);
 
 /// c[batch][m, n] = act(op(a) op(b) + bias) (+ c when `accumulate`); op
 /// transposes when the flag is set. Batches are `strideA` / `strideB`
@@ -46,7 +54,8 @@ public:
   BlasLt(const BlasLt &) = delete;
   BlasLt &operator=(const BlasLt &) = delete;
 
-  /// Enqueues the product on the stream; `bias` only with an epilogue.
+  /// Enqueues the product on the stream; `bias` only with an epilogue (read
+  /// by Bias*, written by BiasGrad*).
   Status matmul(const MatmulShape &shape, DevicePtr a, DevicePtr b, DevicePtr c,
                 DevicePtr bias = 0);
 

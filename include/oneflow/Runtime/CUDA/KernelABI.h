@@ -53,7 +53,12 @@ ONEFLOW_CUDA_GEMM_ABI(acc_f64)
 /// Products with a cuBLASLt epilogue: c = act(op(a) op(b) + bias), bias one
 /// value per column of c (n values), act none / relu / gelu (tanh form, as
 /// CUBLASLT_EPILOGUE_GELU_BIAS computes it). batch products broadcast the
-/// bias over the batch.
+/// bias over the batch. bgrad_a / bgrad_b compute
+/// c = op(a) op(b) and write `bias`: a linear layer's bias gradient, summed
+/// over k with its weight gradient (CUBLASLT_EPILOGUE_BGRADB / BGRADA, our
+/// a and b being cuBLASLt's B and A): bgrad_a the column sums of a, which
+/// must be transposed (m values), bgrad_b the column sums of b, which must
+/// not be (n values).
 #define ONEFLOW_CUDA_EPILOGUE_ABI(SUFFIX)                                      \
   ONEFLOW_CUDA_ABI void oneflow_cuda_gemm_##SUFFIX(                           \
       int64_t a, int64_t b, int64_t bias, int64_t c, int64_t m, int64_t n,     \
@@ -61,6 +66,8 @@ ONEFLOW_CUDA_GEMM_ABI(acc_f64)
 ONEFLOW_CUDA_EPILOGUE_ABI(bias_f32)
 ONEFLOW_CUDA_EPILOGUE_ABI(bias_relu_f32)
 ONEFLOW_CUDA_EPILOGUE_ABI(bias_gelu_f32)
+ONEFLOW_CUDA_EPILOGUE_ABI(bgrad_a_f32)
+ONEFLOW_CUDA_EPILOGUE_ABI(bgrad_b_f32)
 #undef ONEFLOW_CUDA_EPILOGUE_ABI
 
 #define ONEFLOW_CUDA_CONV_ABI(NAME)                                            \

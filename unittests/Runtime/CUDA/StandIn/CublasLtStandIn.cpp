@@ -2,8 +2,12 @@
 //
 // cublasLtMatmul computes D = epilogue(alpha op(A) op(B) + beta C) with
 // reference loops that read the layouts as cuBLASLt does (order, leading
-// dimension, strided batches), so a wrong descriptor gives wrong numbers.
-// Bad arguments fail with CUBLAS_STATUS_INVALID_VALUE like the library.
+// dimension, strided batches), so a wrong descriptor gives wrong numbers;
+// BGRADA / BGRADB also write the bias vector, the sums of op(A)'s rows /
+// op(B)'s columns over k. Bad arguments fail with
+// CUBLAS_STATUS_INVALID_VALUE like the library, and the bias gradients
+// with layouts cuBLASLt does not take (BGRADA of a transposed A, BGRADB of
+// an untransposed B) with CUBLAS_STATUS_NOT_SUPPORTED.
 //
 //===----------------------------------------------------------------------===//
 
@@ -79,6 +83,10 @@ const char *epilogueName(uint32_t epilogue) {
     return "GELU";
   case CUBLASLT_EPILOGUE_GELU_BIAS:
     return "GELU_BIAS";
+  case CUBLASLT_EPILOGUE_BGRADA:
+    return "BGRADA";
+  case CUBLASLT_EPILOGUE_BGRADB:
+    return "BGRADB";
   }
   return nullptr;
 }
@@ -128,6 +136,23 @@ void multiply(const Desc &d, T alpha, const T *a, const Layout &la, const T *b,
           value = gelu(value);
         out[ld.at(batch, i, j)] = static_cast<T>(value);
       }
+  // Bias gradients: op(A)'s rows (m values) or op(B)'s columns (n values)
+  // summed over k, per batch.
+  bool gradA = d.epilogue == CUBLASLT_EPILOGUE_BGRADA,
+       gradB = d.epilogue == CUBLASLT_EPILOGUE_BGRADB;
+  if (!gradA && !gradB)
+    return;
+  T *sums = static_cast<T *>(const_cast<void *>(d.bias));
+  for (int64_t batch = 0; batch < ld.batchCount; ++batch)
+    for (int64_t i = 0; i < (gradA ? m : n); ++i) {
+      double sum = 0;
+      for (int64_t l = 0; l < k; ++l)
+        sum += gradA ? (d.transa == CUBLAS_OP_T ? a[la.at(batch, l, i)]
+                                                : a[la.at(batch, i, l)])
+                     : (d.transb == CUBLAS_OP_T ? b[lb.at(batch, i, l)]
+                                                : b[lb.at(batch, l, i)]);
+      sums[batch * d.biasBatchStride + i] = static_cast<T>(sum);
+    }
 }
 
 } // namespace
@@ -320,13 +345,21 @@ cublasLtMatmul(cublasLtHandle_t handle, cublasLtMatmulDesc_t operation,
       lc.cols == ld.cols && lc.ld == ld.ld && lc.order == ld.order &&
       la.batchCount == ld.batchCount && lb.batchCount == ld.batchCount &&
       lc.batchCount == ld.batchCount;
-  bool biasOk = !(op.epilogue & CUBLASLT_EPILOGUE_BIAS) ||
+  bool gradient = op.epilogue == CUBLASLT_EPILOGUE_BGRADA ||
+                  op.epilogue == CUBLASLT_EPILOGUE_BGRADB;
+  bool biasOk = !(op.epilogue & CUBLASLT_EPILOGUE_BIAS || gradient) ||
                 (op.bias && (op.biasType == -1 || op.biasType == type));
   if (!typesMatch || !shapesMatch || !biasOk || !la.valid() || !lb.valid() ||
       !lc.valid() || !ld.valid() || (algo && algo->data[0] != 42)) {
     standin::log("cublasLtMatmul stream=%d rejected",
                  standin::streamId(stream));
     return CUBLAS_STATUS_INVALID_VALUE;
+  }
+  if ((op.epilogue == CUBLASLT_EPILOGUE_BGRADA && transA) ||
+      (op.epilogue == CUBLASLT_EPILOGUE_BGRADB && !transB)) {
+    standin::log("cublasLtMatmul stream=%d rejected (bias gradient layout)",
+                 standin::streamId(stream));
+    return CUBLAS_STATUS_NOT_SUPPORTED;
   }
   if (type == CUDA_R_32F)
     multiply(op, *static_cast<const float *>(alpha),
