@@ -2,7 +2,8 @@
 //
 // oneflow-map-loops-to-gpu's mapping of one nest, for
 // oneflow-move-host-work-to-gpu, which runs host code holding a reduction
-// as one block of threads, and the shapes the passes before it agree on.
+// as one block of threads; and what the CUDA loop passes share: the block
+// size of elementwise launches, which memrefs are one buffer.
 //
 //===----------------------------------------------------------------------===//
 
