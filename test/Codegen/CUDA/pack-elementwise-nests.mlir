@@ -1,5 +1,6 @@
 // RUN: oneflow-opt %s --pass-pipeline='builtin.module(func.func(oneflow-pack-elementwise-nests))' -split-input-file | FileCheck %s
 // RUN: oneflow-opt %s --pass-pipeline='builtin.module(func.func(oneflow-pack-elementwise-nests{max-arguments=6}))' -split-input-file | FileCheck %s --check-prefix=BOUND
+// RUN: oneflow-opt %s --pass-pipeline='builtin.module(func.func(oneflow-pack-elementwise-nests,oneflow-map-loops-to-gpu))' -split-input-file | FileCheck %s --check-prefix=LAUNCH
 
 // The horizontally fused update of two parameters, as
 // oneflow-fuse-row-loops leaves it (a row per output channel): a 4x3x2
@@ -30,6 +31,13 @@
 // CHECK-NEXT: memref.store %[[V]], %arg5[%[[LOCAL]]]
 // CHECK-NOT: scf.parallel
 // CHECK: return
+// Mapped: one launch of 2 blocks of 256 threads (rather than 4 blocks, one
+// per row, walking the filter's loops behind barriers).
+// LAUNCH-LABEL: func.func @update_two_parameters
+// LAUNCH: gpu.launch blocks({{.*}}) in ({{.*}} = %c2{{[_0-9]*}}, {{.*}}) threads({{.*}}) in ({{.*}} = %c256{{[_0-9]*}}, {{.*}})
+// LAUNCH-NOT: gpu.barrier
+// LAUNCH-NOT: gpu.launch
+// LAUNCH: return
 func.func @update_two_parameters(%w: memref<4x3x2xf32>, %gw: memref<4x3x2xf32>,
                                  %b: memref<4xf32>, %gb: memref<4xf32>,
                                  %w_out: memref<4x3x2xf32>,
