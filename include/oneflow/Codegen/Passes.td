@@ -188,6 +188,32 @@ def PrepareLoopsForGPU : Pass<"oneflow-prepare-loops-for-gpu",
                            "::mlir::scf::SCFDialect"];
 }
 
+def PackElementwiseNests : Pass<"oneflow-pack-elementwise-nests",
+                                "::mlir::func::FuncOp"> {
+  let summary = "Run independent elementwise nests as one launch, one thread "
+                "per element";
+  let description = [{
+    Before the GPU mapping. A row nest whose body is independent parts (no
+    part touches a buffer another writes), each elementwise (every access
+    to a buffer the part writes uses one index list naming each induction
+    variable of the row and of the part's loops), as oneflow-fuse-row-loops
+    leaves the optimizer's horizontally fused update, is split into its
+    parts, each flattened into one iteration space. Consecutive independent
+    parts and elementwise nests then become one parallel nest over their
+    iteration spaces laid end to end, each rounded up to whole 256-thread
+    blocks, a binary search over the boundaries picking the part: one
+    launch, one thread per element, each block running one part (PyTorch's
+    multi-tensor apply). Other nests are left as they are.
+  }];
+  let options = [
+    Option<"maxArguments", "max-arguments", "unsigned", /*default=*/"512",
+           "Most values from outside (launch arguments, 8-byte slots) one "
+           "packed nest may use: 512 fill CUDA's 4 KB of kernel parameters">,
+  ];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::scf::SCFDialect"];
+}
+
 def GpuLaunchesToCpuLoops
     : Pass<"oneflow-gpu-launches-to-cpu-loops", "::mlir::ModuleOp"> {
   let summary = "Run every gpu.launch as sequential CPU loops with GPU semantics";

@@ -73,7 +73,8 @@ static constexpr llvm::StringLiteral kGpuLoopsOnCpuPipeline =
     "oneflow-fold-gemm-epilogues,"
     "convert-linalg-to-parallel-loops,"
     "oneflow-fuse-row-loops,"
-    "func.func(oneflow-prepare-loops-for-gpu,oneflow-map-loops-to-gpu,"
+    "func.func(oneflow-prepare-loops-for-gpu,"
+    "oneflow-pack-elementwise-nests,oneflow-map-loops-to-gpu,"
     "oneflow-move-host-work-to-gpu),"
     "oneflow-gpu-launches-to-cpu-loops";
 

@@ -206,6 +206,7 @@ mlir::oneflow::compileCudaKernels(ModuleOp source, StringRef fatbinPath,
                                "convert-linalg-to-parallel-loops,"
                                "oneflow-fuse-row-loops,"
                                "func.func(oneflow-prepare-loops-for-gpu,"
+                               "oneflow-pack-elementwise-nests,"
                                "oneflow-map-loops-to-gpu,"
                                "oneflow-move-host-work-to-gpu),"
                                // Integer powers become helper functions,

@@ -40,8 +40,6 @@ using namespace mlir::oneflow;
 
 namespace {
 
-constexpr int64_t kElementwiseBlock = 256;
-
 /// Static trip counts of every dimension of `loop`, or failure (diagnosed).
 FailureOr<SmallVector<int64_t>> staticTripCounts(scf::ParallelOp loop) {
   SmallVector<int64_t> counts;
@@ -335,7 +333,7 @@ private:
   LogicalResult mapElements(ArrayRef<int64_t> counts) {
     Location loc = loop.getLoc();
     int64_t total = product(counts);
-    int64_t threads = std::min(total, kElementwiseBlock);
+    int64_t threads = std::min(total, kElementwiseBlockSize);
     gpu::LaunchOp op = launch((total + threads - 1) / threads, threads);
     Value linear = arith::AddIOp::create(
         b, loc,
@@ -357,9 +355,9 @@ private:
     // Enough threads for the longest loop over a row, in whole warps.
     int64_t longest = 1;
     for (Operation &op : loop.getBody()->without_terminator())
-      longest = std::max(longest, workOf(&op, kElementwiseBlock));
+      longest = std::max(longest, workOf(&op, kElementwiseBlockSize));
     int64_t threads = 32;
-    while (threads < std::min(longest, kElementwiseBlock))
+    while (threads < std::min(longest, kElementwiseBlockSize))
       threads *= 2;
     gpu::LaunchOp op = launch(product(counts), threads);
     thread = op.getThreadIds().x;

@@ -22,12 +22,15 @@
 //===----------------------------------------------------------------------===//
 
 #include "LoopMapping.h"
+#include "oneflow/Codegen/LoopWork.h"
 #include "oneflow/Codegen/Passes.h"
 
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/Interfaces/ViewLikeInterface.h"
+#include "llvm/ADT/MapVector.h"
 #include "llvm/ADT/SetVector.h"
 
 namespace mlir {
@@ -177,6 +180,175 @@ LogicalResult wrapInSingleThreadLaunch(ArrayRef<Operation *> ops) {
   return success();
 }
 
+/// Whether `index` names `iv` one to one: `iv`, or it plus, minus or times
+/// (a nonzero constant) values fixed in `nest`.
+bool followsIv(Value index, Value iv, scf::ForOp nest) {
+  if (index == iv)
+    return true;
+  Operation *def = index.getDefiningOp();
+  if (!def || !isa<arith::AddIOp, arith::SubIOp, arith::MulIOp>(def))
+    return false;
+  Value lhs = def->getOperand(0), rhs = def->getOperand(1);
+  auto fixed = [&](Value v) { return nest.isDefinedOutsideOfLoop(v); };
+  if (isa<arith::MulIOp>(def)) {
+    auto nonZero = [](Value v) {
+      std::optional<int64_t> c = getConstantIntValue(v);
+      return c && *c != 0;
+    };
+    return (followsIv(lhs, iv, nest) && nonZero(rhs)) ||
+           (followsIv(rhs, iv, nest) && nonZero(lhs));
+  }
+  return (followsIv(lhs, iv, nest) && fixed(rhs)) ||
+         (followsIv(rhs, iv, nest) && fixed(lhs));
+}
+
+/// The levels of the perfect loop nest `nest` whose iterations touch
+/// distinct slices of every buffer the nest writes: each access to such a
+/// buffer, through one memref, has in one dimension the same index, which
+/// names the level's induction variable one to one. Empty if none, or if
+/// `nest` is not a perfect nest of static loops with loads and stores only
+/// in its innermost body.
+SmallVector<scf::ForOp> independentLevels(scf::ForOp nest,
+                                          const BufferRoots &buffers) {
+  SmallVector<scf::ForOp> levels;
+  for (scf::ForOp level = nest; level;) {
+    if (level.getNumResults() != 0 ||
+        !tripCount(level.getLowerBound(), level.getUpperBound(),
+                   level.getStep()) ||
+        !llvm::all_of(ValueRange{level.getLowerBound(), level.getUpperBound(),
+                                 level.getStep()},
+                      [&](Value v) { return nest.isDefinedOutsideOfLoop(v); }))
+      return {};
+    levels.push_back(level);
+    scf::ForOp inner;
+    for (Operation &op : level.getBody()->without_terminator()) {
+      if (auto loop = dyn_cast<scf::ForOp>(op)) {
+        if (inner)
+          return {};
+        inner = loop;
+      } else if (op.getNumRegions() != 0 ||
+                 (!isMemoryEffectFree(&op) &&
+                  !isa<memref::LoadOp, memref::StoreOp>(op))) {
+        return {};
+      }
+    }
+    if (inner &&
+        llvm::any_of(level.getBody()->without_terminator(), [](Operation &op) {
+          return isa<memref::LoadOp, memref::StoreOp>(op);
+        }))
+      return {};
+    level = inner;
+  }
+  // Per written buffer: its accesses (memref, indices).
+  Block *innermost = levels.back().getBody();
+  llvm::MapVector<Value, SmallVector<std::pair<Value, ValueRange>>> written;
+  for (auto store : innermost->getOps<memref::StoreOp>())
+    written[buffers.rootOf(store.getMemRef())];
+  for (Operation &op : innermost->without_terminator()) {
+    Value memref;
+    ValueRange indices;
+    if (auto load = dyn_cast<memref::LoadOp>(op)) {
+      memref = load.getMemRef();
+      indices = load.getIndices();
+    } else if (auto store = dyn_cast<memref::StoreOp>(op)) {
+      memref = store.getMemRef();
+      indices = store.getIndices();
+    } else {
+      continue;
+    }
+    auto it = written.find(buffers.rootOf(memref));
+    if (it != written.end())
+      it->second.push_back({memref, indices});
+  }
+  SmallVector<scf::ForOp> independent;
+  for (scf::ForOp level : levels) {
+    Value iv = level.getInductionVar();
+    bool everyBuffer = llvm::all_of(written, [&](auto &entry) {
+      ArrayRef<std::pair<Value, ValueRange>> accesses = entry.second;
+      Value memref = accesses.front().first;
+      if (llvm::any_of(accesses, [&](auto &a) { return a.first != memref; }))
+        return false;
+      for (unsigned dim = 0, e = accesses.front().second.size(); dim < e;
+           ++dim) {
+        Value index = accesses.front().second[dim];
+        if (followsIv(index, iv, nest) && llvm::all_of(accesses, [&](auto &a) {
+              return a.second[dim] == index;
+            }))
+          return true;
+      }
+      return false;
+    });
+    if (everyBuffer)
+      independent.push_back(level);
+  }
+  return independent;
+}
+
+/// Moves `ops` (contiguous, in order: one loop nest and pure ops) into a
+/// launch of one thread per iteration of the nest's independent levels
+/// (the other levels run in order in each thread); failure if it has none.
+LogicalResult wrapInThreadPerIterationLaunch(ArrayRef<Operation *> ops,
+                                             const BufferRoots &buffers) {
+  scf::ForOp nest;
+  for (Operation *op : ops) {
+    if (auto loop = dyn_cast<scf::ForOp>(op)) {
+      if (nest)
+        return failure();
+      nest = loop;
+    } else if (op->getNumRegions() != 0 || !isMemoryEffectFree(op)) {
+      return failure();
+    }
+  }
+  if (!nest)
+    return failure();
+  SmallVector<scf::ForOp> parallel = independentLevels(nest, buffers);
+  if (parallel.empty())
+    return failure();
+  for (Operation *op : ops)
+    for (Operation *user : op->getUsers())
+      if (!llvm::is_contained(ops,
+                              op->getBlock()->findAncestorOpInBlock(*user)))
+        return failure(); // diagnosed by the one-thread launch
+
+  OpBuilder b(ops.front());
+  Location loc = nest.getLoc();
+  SmallVector<Value> lower, upper, steps;
+  for (scf::ForOp level : parallel) {
+    lower.push_back(level.getLowerBound());
+    upper.push_back(level.getUpperBound());
+    steps.push_back(level.getStep());
+  }
+  auto loop = scf::ParallelOp::create(b, loc, lower, upper, steps);
+  loop->setAttr(kThreadPerIterationAttr, b.getUnitAttr());
+  IRMapping mapping;
+  for (auto [level, iv] : llvm::zip(parallel, loop.getInductionVars()))
+    mapping.map(level.getInductionVar(), iv);
+  b.setInsertionPointToStart(loop.getBody());
+  for (Operation *op : ops)
+    if (op != nest)
+      b.clone(*op, mapping);
+  // The other levels in order, every level's pure ops in the innermost body.
+  SmallVector<Block *> bodies;
+  for (scf::ForOp level = nest; level;) {
+    bodies.push_back(level.getBody());
+    if (!llvm::is_contained(parallel, level)) {
+      auto inner = scf::ForOp::create(b, loc, level.getLowerBound(),
+                                      level.getUpperBound(), level.getStep());
+      mapping.map(level.getInductionVar(), inner.getInductionVar());
+      b.setInsertionPointToStart(inner.getBody());
+    }
+    auto inner = level.getBody()->getOps<scf::ForOp>();
+    level = inner.empty() ? scf::ForOp() : *inner.begin();
+  }
+  for (Block *body : bodies)
+    for (Operation &op : body->without_terminator())
+      if (!isa<scf::ForOp>(op))
+        b.clone(op, mapping);
+  for (Operation *op : llvm::reverse(ops))
+    op->erase();
+  return mapLoopNestToGPU(loop);
+}
+
 /// Whether `ops` can run as one block of threads: they hold a reduction
 /// nest the threads can share (a loss, a sum into a scalar), and their ops
 /// with side effects (run by thread 0 there) yield nothing.
@@ -218,6 +390,7 @@ struct MoveHostWorkToGPUPass
     if (func.isDeclaration())
       return;
     Block &block = func.getBody().front();
+    BufferRoots buffers(func);
     for (auto launch : llvm::to_vector(block.getOps<gpu::LaunchOp>()))
       if (failed(recomputeCapturedScalars(launch)))
         return signalPassFailure();
@@ -266,8 +439,14 @@ struct MoveHostWorkToGPUPass
           op->moveBefore(run.front());
         op = next;
       }
-      if (failed(runsAsBlock(run) ? wrapInBlockLaunch(run)
-                                  : wrapInSingleThreadLaunch(run)))
+      if (runsAsBlock(run)) {
+        if (failed(wrapInBlockLaunch(run)))
+          return signalPassFailure();
+        continue;
+      }
+      if (succeeded(wrapInThreadPerIterationLaunch(run, buffers)))
+        continue;
+      if (failed(wrapInSingleThreadLaunch(run)))
         return signalPassFailure();
     }
   }

@@ -171,3 +171,64 @@ func.func @global(%x: memref<4xf32>) {
   }
   return
 }
+
+// -----
+
+// An embedding's gradient (gather_grad) left on the host: rows picked by
+// token ids accumulate each token's row. Two tokens may pick one row, so
+// the token loop stays in order, but the columns are independent: one
+// thread per column (64 threads), each walking the tokens.
+// CHECK-LABEL: func.func @scatter_add_rows
+// CHECK: gpu.launch blocks({{.*}}) in ({{.*}} = %c1{{[_0-9]*}}, {{.*}}) threads(%[[TX:[^,]*]], {{.*}}) in ({{.*}} = %c64{{[_0-9]*}}, {{.*}})
+// CHECK: %[[COLUMN:.*]] = arith.addi %{{.*}}, %[[TX]]
+// CHECK: arith.cmpi ult, %[[COLUMN]], %c64
+// CHECK: scf.if
+// CHECK: scf.for %[[TOKEN:.*]] = %c0 to %c32 step %c1
+// CHECK: memref.load %arg0[%[[TOKEN]]]
+// CHECK: %[[ROW:.*]] = arith.minsi
+// CHECK: memref.load %arg1[%[[TOKEN]], %{{.*}}]
+// CHECK: memref.load %arg2[%[[ROW]], %{{.*}}]
+// CHECK: memref.store %{{.*}}, %arg2[%[[ROW]], %{{.*}}]
+// CHECK-NOT: scf.for
+// CHECK: gpu.terminator
+func.func @scatter_add_rows(%ids: memref<32xi64>, %dy: memref<32x64xf32>,
+                            %dw: memref<128x64xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c32 = arith.constant 32 : index
+  %c64 = arith.constant 64 : index
+  %c127 = arith.constant 127 : index
+  scf.for %t = %c0 to %c32 step %c1 {
+    scf.for %j = %c0 to %c64 step %c1 {
+      %id = memref.load %ids[%t] : memref<32xi64>
+      %i = arith.index_cast %id : i64 to index
+      %lo = arith.maxsi %i, %c0 : index
+      %row = arith.minsi %lo, %c127 : index
+      %g = memref.load %dy[%t, %j] : memref<32x64xf32>
+      %a = memref.load %dw[%row, %j] : memref<128x64xf32>
+      %s = arith.addf %a, %g : f32
+      memref.store %s, %dw[%row, %j] : memref<128x64xf32>
+    }
+  }
+  return
+}
+
+// -----
+
+// A loop whose every iteration reads its neighbour's element (a running
+// sum along the columns): no level is independent, one thread runs it.
+// CHECK-LABEL: func.func @running_sum
+// CHECK: gpu.launch blocks({{.*}}) in ({{.*}} = %[[ONE:[^,]*]], {{.*}} = %[[ONE]], {{.*}} = %[[ONE]]) threads({{.*}}) in ({{.*}} = %[[ONE]], {{.*}} = %[[ONE]], {{.*}} = %[[ONE]])
+// CHECK-NEXT: scf.for
+func.func @running_sum(%x: memref<64xf32>) {
+  %c1 = arith.constant 1 : index
+  %c64 = arith.constant 64 : index
+  scf.for %j = %c1 to %c64 step %c1 {
+    %p = arith.subi %j, %c1 : index
+    %a = memref.load %x[%p] : memref<64xf32>
+    %b = memref.load %x[%j] : memref<64xf32>
+    %s = arith.addf %a, %b : f32
+    memref.store %s, %x[%j] : memref<64xf32>
+  }
+  return
+}
