@@ -51,8 +51,8 @@ static void copyPersistentOutputs(ModuleOp module, func::FuncOp graph) {
   }
 }
 
-/// Ranks with the same local shapes get the same kernels: each distinct
-/// body is compiled once and every call uses it.
+/// Repeated layers, and ranks with the same local shapes, get the same
+/// kernels: each distinct body is compiled once and every call uses it.
 static void deduplicateKernels(ModuleOp module) {
   llvm::StringMap<StringAttr> firstWithBody;
   llvm::DenseMap<StringAttr, StringAttr> replacement;
@@ -258,8 +258,8 @@ prepareKernels(ModuleOp module, const EmitPlanOptions &options,
     copyPersistentOutputs(module, graph);
   }
 
-  if (graphs->size() > 1)
-    deduplicateKernels(module);
+  // Repeated layers and ranks with the same local shapes share kernels.
+  deduplicateKernels(module);
   // Optimizer updates write their variables directly (no ASSIGN copies).
   {
     PassManager pm(module.getContext());
