@@ -155,9 +155,10 @@ FailureOr<BuiltPlan> mlir::oneflow::buildPlan(ArrayRef<RankGraph> graphs,
   llvm::StringMap<int64_t> variableRegstOf;
   // Per assigned regst: the variable's name and the op that stored it.
   llvm::DenseMap<int64_t, std::pair<std::string, Operation *>> assigned;
-  // What `op` is, for messages, with the ONNX nodes it stands for: in a
-  // kernel, those of the ops using the arguments held in regst `id` (or, for
-  // the writer, computing its results); their phase from the provenance.
+  // What `op` is, for messages, with the ONNX nodes it stands for: the
+  // call's, else in its kernel those of the ops using the arguments held in
+  // regst `id` (or, for the writer, computing its results); their phase
+  // from the provenance.
   auto describe = [&](Operation *op, int64_t id, bool writes) {
     SmallVector<std::string> nodes;
     auto note = [&](Operation *of) {
@@ -168,9 +169,12 @@ FailureOr<BuiltPlan> mlir::oneflow::buildPlan(ArrayRef<RankGraph> graphs,
     std::string what = op->getName().getStringRef().str();
     if (auto call = dyn_cast<func::CallOp>(op)) {
       what = call.getCallee().str();
+      // Identical kernels are shared (repeated layers): the body's
+      // locations may be another call's, the call's own come first.
+      note(call);
       auto kernel = SymbolTable::lookupNearestSymbolFrom<func::FuncOp>(
           call, call.getCalleeAttr());
-      if (kernel && !kernel.isDeclaration()) {
+      if (nodes.empty() && kernel && !kernel.isDeclaration()) {
         for (auto [position, operand] : llvm::enumerate(call.getOperands()))
           if (regstOf.lookup(operand) == id)
             for (Operation *user : kernel.getArgument(position).getUsers())
