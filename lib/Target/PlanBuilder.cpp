@@ -172,10 +172,10 @@ FailureOr<BuiltPlan> mlir::oneflow::buildPlan(ArrayRef<RankGraph> graphs,
     }
     if (!init.isRandom())
       return;
-    out->set_mean(init.getMean());
-    out->set_std(init.getStd());
-    out->set_a(init.getA());
-    out->set_b(init.getB());
+    out->set_mean(init.getMeanValue());
+    out->set_std(init.getStdValue());
+    out->set_a(init.getAValue());
+    out->set_b(init.getBValue());
     out->set_seed(init.getSeed());
     out->set_stream(init.getStreamFor(regst.variable().name()));
   };

@@ -40,8 +40,7 @@ InitializerAttr sameValues(VariableOp variable) {
   return InitializerAttr::get(
       variable.getContext(), init->getDistribution(), init->getMean(),
       init->getStd(), init->getA(), init->getB(), init->getSeed(),
-      init->getStreamFor(logical ? logical.getValue()
-                                 : variable.getVarName()));
+      init->getStreamFor(logical ? logical.getValue() : variable.getVarName()));
 }
 
 /// Gives batch norms private running statistics where the variable holding

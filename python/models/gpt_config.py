@@ -36,25 +36,36 @@ def mlir_float(value):
     return text
 
 
+# Lines before the first op: two comments, the module and the function.
+HEADER_LINES = 4
+
+
 class Writer:
-    def __init__(self, dtype, seed):
+    def __init__(self, dtype, seed, path):
         self.dtype, self.neg_inf = DTYPES[dtype]
         self.seed = seed
         self.lines = []
         self.next_value = 0
+        # Ops are located at the module they belong to ("blocks.3.attn"), which diagnostics and
+        # traces show as the node name.
+        self.scope = "embeddings"
+        self.path = path
 
     def ty(self, *shape, dtype=None):
         return "tensor<" + "".join(f"{d}x" for d in shape) + (dtype or self.dtype) + ">"
 
-    def emit(self, text, results=1):
+    def emit(self, text, results=1, loc=None):
         name = f"%{self.next_value}"
         self.next_value += 1
-        self.lines.append(f"    {name}{':' + str(results) if results > 1 else ''} = {text}")
+        # The op's own line and column too, as the parser would give it.
+        line = HEADER_LINES + len(self.lines) + 1
+        self.lines.append(f"    {name}{':' + str(results) if results > 1 else ''} = {text}"
+                          f" loc(\"{loc or self.scope}\"(\"{self.path}\":{line}:5))")
         return name
 
     def variable(self, name, shape, init):
         return self.emit(f"oneflow.variable @{name} {{initializer = #oneflow.init<{init}>}} : "
-                         + self.ty(*shape))
+                         + self.ty(*shape), loc=name)
 
     def normal(self, name, shape, std):
         return self.variable(name, shape, f"normal, mean = 0.0, std = {mlir_float(std)}, seed = {self.seed}")
@@ -90,7 +101,7 @@ class Writer:
 def write_gpt(args, out):
     L, H, A, T, V, B = args.layers, args.hidden, args.heads, args.seq, args.vocab, args.batch
     hd = H // A
-    w = Writer(args.dtype, args.seed)
+    w = Writer(args.dtype, args.seed, "<stdin>" if args.output == "-" else args.output)
     std = 0.02
     residual_std = 0.02 / math.sqrt(2 * L)
     tx = w.ty(B, T, H)
@@ -102,6 +113,7 @@ def write_gpt(args, out):
                         f" -> {tx}")
     x = w.binary("add", tokens_emb, tx, wpe, w.ty(T, H), tx)
 
+    w.scope = "mask"
     # Shared by every layer: the scale of the scores, the causal mask (key position > query
     # position) and the value masked positions take.
     scale = w.emit(f"oneflow.constant dense<{mlir_float(1.0 / math.sqrt(hd))}> : {w.ty()}")
@@ -120,6 +132,7 @@ def write_gpt(args, out):
     for i in range(L):
         p = f"blocks.{i}"
         # Attention.
+        w.scope = f"{p}.attn"
         h = w.layer_norm(x, tx, f"{p}.ln_1", H)
         qkv_w = w.normal(f"{p}.attn.qkv.weight", [H, 3 * H], std)
         qkv_b = w.zeros(f"{p}.attn.qkv.bias", [3 * H])
@@ -144,6 +157,7 @@ def write_gpt(args, out):
         y = w.binary("add", proj_b, w.ty(H), y, tx, tx)
         x = w.binary("add", x, tx, y, tx, tx)
         # MLP.
+        w.scope = f"{p}.mlp"
         h = w.layer_norm(x, tx, f"{p}.ln_2", H)
         t4 = w.ty(B, T, 4 * H)
         fc_w = w.normal(f"{p}.mlp.fc.weight", [H, 4 * H], std)
@@ -158,6 +172,7 @@ def write_gpt(args, out):
         h = w.binary("add", mp_b, w.ty(H), h, tx, tx)
         x = w.binary("add", x, tx, h, tx, tx)
 
+    w.scope = "head"
     x = w.layer_norm(x, tx, "ln_f", H)
     tl = w.ty(B, T, V)
     if args.tied_embeddings:

@@ -11,6 +11,7 @@
 #include "llvm/ADT/StringSwitch.h"
 
 #include <cmath>
+#include <cstdio>
 
 using namespace mlir;
 using namespace mlir::oneflow;
@@ -43,6 +44,13 @@ unsigned paramsOf(InitDistribution distribution) {
 
 /// The standard normal CDF.
 double normalCdf(double x) { return 0.5 * std::erfc(-x / std::sqrt(2.0)); }
+
+/// A parameter as people write it ("0.02", "-2", "inf") for messages.
+std::string text(double value) {
+  char buffer[32];
+  std::snprintf(buffer, sizeof(buffer), "%g", value);
+  return buffer;
+}
 } // namespace
 
 bool InitializerAttr::isRandom() const {
@@ -64,46 +72,48 @@ uint64_t InitializerAttr::getStreamFor(StringRef name) const {
 
 LogicalResult
 InitializerAttr::verify(function_ref<InFlightDiagnostic()> emitError,
-                        InitDistribution distribution, double mean, double std,
-                        double a, double b, uint64_t seed,
-                        std::optional<uint64_t> stream) {
+                        InitDistribution distribution, APFloat meanAttr,
+                        APFloat stdAttr, APFloat aAttr, APFloat bAttr,
+                        uint64_t seed, std::optional<uint64_t> stream) {
+  double mean = meanAttr.convertToDouble(), sd = stdAttr.convertToDouble(),
+         a = aAttr.convertToDouble(), b = bAttr.convertToDouble();
   unsigned params = paramsOf(distribution);
   for (auto [bit, name, value] :
-       {std::make_tuple(kMean, "mean", mean), std::make_tuple(kStd, "std", std),
+       {std::make_tuple(kMean, "mean", mean), std::make_tuple(kStd, "std", sd),
         std::make_tuple(kA, "a", a), std::make_tuple(kB, "b", b)})
     if ((params & bit) && !std::isfinite(value))
       return emitError() << "initializer " << name << " must be finite, got "
-                         << value;
+                         << text(value);
   switch (distribution) {
   case InitDistribution::Zeros:
   case InitDistribution::Ones:
     return success();
   case InitDistribution::Normal:
-    if (std < 0)
-      return emitError() << "normal initializer needs std >= 0, got " << std;
+    if (sd < 0)
+      return emitError() << "normal initializer needs std >= 0, got " << text(sd);
     return success();
   case InitDistribution::Uniform:
     if (!(a < b))
-      return emitError() << "uniform initializer needs a < b, got [" << a
-                         << ", " << b << ")";
+      return emitError() << "uniform initializer needs a < b, got ["
+                         << text(a) << ", " << text(b) << ")";
     return success();
   case InitDistribution::TruncatedNormal: {
-    if (!(std > 0))
+    if (!(sd > 0))
       return emitError() << "truncated normal initializer needs std > 0, got "
-                         << std;
+                         << text(sd);
     if (!(a < b))
       return emitError() << "truncated normal initializer needs a < b, got ["
-                         << a << ", " << b << "]";
+                         << text(a) << ", " << text(b) << "]";
     // The generator samples the tail nearer the mean's side in double: the
     // interval must hold probability it can represent.
-    double alpha = (a - mean) / std, beta = (b - mean) / std;
+    double alpha = (a - mean) / sd, beta = (b - mean) / sd;
     if (alpha >= 0)
       std::tie(alpha, beta) = std::make_pair(-beta, -alpha);
     if (!(normalCdf(beta) - normalCdf(alpha) > 0) || !std::isfinite(alpha) ||
         !std::isfinite(beta))
-      return emitError() << "truncated normal initializer bounds [" << a << ", "
-                         << b << "] hold no probability mass of "
-                         << "normal(" << mean << ", " << std << ")";
+      return emitError() << "truncated normal initializer bounds [" << text(a)
+                         << ", " << text(b) << "] hold no probability mass of "
+                         << "normal(" << text(mean) << ", " << text(sd) << ")";
     return success();
   }
   }
@@ -126,7 +136,7 @@ Attribute InitializerAttr::parse(AsmParser &parser, Type) {
   // PyTorch's defaults: normal_(0, 1), uniform_(0, 1),
   // trunc_normal_(0, 1, -2, 2).
   bool truncated = *distribution == InitDistribution::TruncatedNormal;
-  double mean = 0, std = 1, a = truncated ? -2 : 0, b = truncated ? 2 : 1;
+  double mean = 0, sd = 1, a = truncated ? -2 : 0, b = truncated ? 2 : 1;
   uint64_t seed = 0;
   std::optional<uint64_t> stream;
   unsigned allowed = paramsOf(*distribution), seen = 0;
@@ -156,7 +166,12 @@ Attribute InitializerAttr::parse(AsmParser &parser, Type) {
     if (parser.parseEqual())
       return {};
     if (bit == kSeed || bit == kStream) {
+      SMLoc valueLoc = parser.getCurrentLocation();
       uint64_t value;
+      if (succeeded(parser.parseOptionalMinus())) {
+        parser.emitError(valueLoc) << "'" << key << "' must be non-negative";
+        return {};
+      }
       if (parser.parseInteger(value))
         return {};
       if (bit == kSeed)
@@ -168,20 +183,21 @@ Attribute InitializerAttr::parse(AsmParser &parser, Type) {
     double value;
     if (parser.parseFloat(value))
       return {};
-    (bit == kMean ? mean : bit == kStd ? std : bit == kA ? a : b) = value;
+    (bit == kMean ? mean : bit == kStd ? sd : bit == kA ? a : b) = value;
   }
   if (parser.parseGreater())
     return {};
   return parser.getChecked<InitializerAttr>(
-      loc, parser.getContext(), *distribution, mean, std, a, b, seed, stream);
+      loc, parser.getContext(), *distribution, APFloat(mean), APFloat(sd),
+      APFloat(a), APFloat(b), seed, stream);
 }
 
 void InitializerAttr::print(AsmPrinter &printer) const {
   printer << "<" << stringifyInitDistribution(getDistribution());
   unsigned params = paramsOf(getDistribution());
-  auto number = [&](const char *name, double value) {
+  auto number = [&](const char *name, const APFloat &value) {
     printer << ", " << name << " = ";
-    printer.printFloat(llvm::APFloat(value));
+    printer.printFloat(value);
   };
   if (params & kMean)
     number("mean", getMean());

@@ -103,15 +103,29 @@ def OneFlow_InitializerAttr : AttrDef<OneFlow_Dialect, "Initializer"> {
   }];
   let parameters = (ins
     "::mlir::oneflow::InitDistribution":$distribution,
-    "double":$mean,
-    "double":$std,
-    "double":$a,
-    "double":$b,
+    APFloatParameter<"mean">:$mean,
+    APFloatParameter<"standard deviation">:$std,
+    APFloatParameter<"lower bound">:$a,
+    APFloatParameter<"upper bound">:$b,
     "uint64_t":$seed,
     OptionalParameter<"std::optional<uint64_t>">:$stream);
+  let builders = [
+    AttrBuilder<(ins "::mlir::oneflow::InitDistribution":$distribution,
+                     "double":$mean, "double":$std, "double":$a, "double":$b,
+                     "uint64_t":$seed,
+                     CArg<"std::optional<uint64_t>", "std::nullopt">:$stream), [{
+      return $_get($_ctxt, distribution, ::llvm::APFloat(mean),
+                   ::llvm::APFloat(std), ::llvm::APFloat(a),
+                   ::llvm::APFloat(b), seed, stream);
+    }]>
+  ];
   let hasCustomAssemblyFormat = 1;
   let genVerifyDecl = 1;
   let extraClassDeclaration = [{
+    double getMeanValue() const { return getMean().convertToDouble(); }
+    double getStdValue() const { return getStd().convertToDouble(); }
+    double getAValue() const { return getA().convertToDouble(); }
+    double getBValue() const { return getB().convertToDouble(); }
     /// Whether the values are random (normal, uniform, truncated normal).
     bool isRandom() const;
     /// The stream of a variable of logical name `name`: `stream` if given,
