@@ -7,6 +7,7 @@
 
 #include "oneflow/Runtime/Distributed.h"
 #include "oneflow/Runtime/FileUtil.h"
+#include "oneflow/Runtime/Initializer.h"
 #include "oneflow/Runtime/KernelLibrary.h"
 #include "oneflow/Runtime/Watchdog.h"
 
@@ -265,6 +266,24 @@ Status Executor::Impl::loadKernels(const std::string &planDir,
 
 Status Executor::Impl::loadWeights(const std::string &planDir) {
   const auto &regsts = graph->regsts();
+  // Variables drawn from an initializer: this rank computes its pieces.
+  for (size_t r = 0; r < regsts.size(); ++r) {
+    const plan::Regst &regst = *regsts[r].regst;
+    if (memory.placements[r].rank != options.rank || !regst.persistent() ||
+        !regst.has_initializer())
+      continue;
+    std::vector<int64_t> shape = shapeOf(regst.desc()), global = shape,
+                         offsets(shape.size(), 0);
+    if (regst.has_variable()) {
+      global.assign(regst.variable().global_shape().begin(),
+                    regst.variable().global_shape().end());
+      offsets.assign(regst.variable().offsets().begin(),
+                     regst.variable().offsets().end());
+    }
+    fillInitializer(regst.initializer(), regst.desc().dtype(),
+                    persistent.data() + memory.placements[r].offset, shape,
+                    global, offsets);
+  }
   bool needed = false;
   for (size_t r = 0; r < regsts.size(); ++r)
     needed |= memory.placements[r].rank == options.rank &&

@@ -5,6 +5,7 @@
 #include "PlanChecks.h"
 
 #include "oneflow/Runtime/FileUtil.h"
+#include "oneflow/Runtime/Initializer.h"
 #include "oneflow/Runtime/Tensor.h"
 
 #include <algorithm>
@@ -486,6 +487,18 @@ Expected<PlanGraph> PlanGraph::build(const plan::Plan &plan) {
     if (regst.persistent() && regst.weights_offset() < -1)
       problems.add(describe(regst), ": weights_offset ", regst.weights_offset(),
                    " (must be >= 0, or -1 for zeros)");
+    if (regst.has_initializer()) {
+      if (!regst.persistent())
+        problems.add(describe(regst),
+                     " has an initializer but is not persistent");
+      else if (regst.weights_offset() >= 0)
+        problems.add(describe(regst), " has both weights_offset ",
+                     regst.weights_offset(), " and an initializer");
+      if (std::string problem =
+              initializerProblem(regst.initializer(), desc.dtype());
+          !problem.empty())
+        problems.add(describe(regst), ": ", problem);
+    }
     if (regst.persistent() && regst.weights_offset() >= 0 &&
         plan.weights_file().empty())
       problems.add(describe(regst), " has weights_offset ",

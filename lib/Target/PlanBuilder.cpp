@@ -149,6 +149,36 @@ FailureOr<BuiltPlan> mlir::oneflow::buildPlan(ArrayRef<RankGraph> graphs,
     }
     slice->set_trainable(variable->hasAttr(kTrainableAttrName));
   };
+  // How the runtime draws a variable's piece: the stream follows the
+  // logical variable, so every piece of it draws from one tensor.
+  auto describeInitializer = [&](InitializerAttr init, pb::Regst &regst) {
+    pb::Initializer *out = regst.mutable_initializer();
+    switch (init.getDistribution()) {
+    case InitDistribution::Zeros:
+      out->set_kind(pb::Initializer::ZEROS);
+      break;
+    case InitDistribution::Ones:
+      out->set_kind(pb::Initializer::ONES);
+      break;
+    case InitDistribution::Normal:
+      out->set_kind(pb::Initializer::NORMAL);
+      break;
+    case InitDistribution::Uniform:
+      out->set_kind(pb::Initializer::UNIFORM);
+      break;
+    case InitDistribution::TruncatedNormal:
+      out->set_kind(pb::Initializer::TRUNCATED_NORMAL);
+      break;
+    }
+    if (!init.isRandom())
+      return;
+    out->set_mean(init.getMeanValue());
+    out->set_std(init.getStdValue());
+    out->set_a(init.getAValue());
+    out->set_b(init.getBValue());
+    out->set_seed(init.getSeed());
+    out->set_stream(init.getStreamFor(regst.variable().name()));
+  };
   // Per rank: the tasks that read each persistent regst so far, the regst
   // of each variable, and the variables already assigned this step.
   llvm::DenseMap<int64_t, SmallVector<int64_t>> readersOf;
@@ -295,6 +325,9 @@ FailureOr<BuiltPlan> mlir::oneflow::buildPlan(ArrayRef<RankGraph> graphs,
                 if (failed(regst))
                   return failure();
                 describeVariable(variable, **regst);
+                if (std::optional<InitializerAttr> init =
+                        variable.getInitializer())
+                  describeInitializer(*init, **regst);
                 variableRegstOf[variable.getVarName()] = (*regst)->id();
                 return success();
               })

@@ -30,6 +30,19 @@ std::string ioName(DictionaryAttr attrs, StringRef fallback) {
   return fallback.str();
 }
 
+/// The initializer of a copy of `variable` holding the same values under
+/// another name: the copy draws from the original's stream.
+InitializerAttr sameValues(VariableOp variable) {
+  std::optional<InitializerAttr> init = variable.getInitializer();
+  if (!init)
+    return {};
+  auto logical = variable->getAttrOfType<StringAttr>(kLogicalNameAttrName);
+  return InitializerAttr::get(
+      variable.getContext(), init->getDistribution(), init->getMean(),
+      init->getStd(), init->getA(), init->getB(), init->getSeed(),
+      init->getStreamFor(logical ? logical.getValue() : variable.getVarName()));
+}
+
 /// Gives batch norms private running statistics where the variable holding
 /// one is read by anything else: exporters merge equal initializers (a fresh
 /// norm's running mean is every zero bias of its size, its running variance
@@ -93,7 +106,8 @@ void privatizeStatistics(func::FuncOp graph) {
       builder.setInsertionPointAfter(variable);
       auto own = VariableOp::create(
           builder, variable.getLoc(), variable.getType(),
-          builder.getStringAttr(name), variable.getInitialValueAttr());
+          builder.getStringAttr(name), variable.getInitialValueAttr(),
+          sameValues(variable));
       use->set(own.getOutput());
     }
   }

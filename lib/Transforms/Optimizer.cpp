@@ -63,7 +63,8 @@ public:
     auto variable = VariableOp::create(
         stateBuilder, loc, type, stateBuilder.getStringAttr(name),
         DenseElementsAttr::get(
-            type, stateBuilder.getZeroAttr(type.getElementType())));
+            type, stateBuilder.getZeroAttr(type.getElementType())),
+        InitializerAttr());
     if (param) {
       variable->setAttr(kStateOfAttrName,
                         FlatSymbolRefAttr::get(param.getVarNameAttr()));

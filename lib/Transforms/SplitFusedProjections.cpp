@@ -26,7 +26,8 @@ using namespace mlir;
 using namespace mlir::oneflow;
 
 namespace {
-/// A parameter with data, sliced into `sizes` pieces along `dim`.
+/// A parameter with data or an initializer, sliced into `sizes` pieces along
+/// `dim`. Pieces of an initializer draw their part of the whole parameter.
 static FailureOr<SmallVector<Value>> sliceParameter(OpBuilder &builder,
                                                     VariableOp variable,
                                                     int64_t dim,
@@ -41,12 +42,17 @@ static FailureOr<SmallVector<Value>> sliceParameter(OpBuilder &builder,
     offset += size;
     auto pieceType = type.clone(shape);
     std::string name = (variable.getVarName() + ".part" + Twine(index)).str();
-    FailureOr<ElementsAttr> data =
-        sliceElements(variable.getInitialValueAttr(), offsets, pieceType, name);
-    if (failed(data))
-      return failure();
+    ElementsAttr data;
+    if (ElementsAttr whole = variable.getInitialValueAttr()) {
+      FailureOr<ElementsAttr> sliced =
+          sliceElements(whole, offsets, pieceType, name);
+      if (failed(sliced))
+        return failure();
+      data = *sliced;
+    }
     auto piece = VariableOp::create(builder, variable.getLoc(), pieceType,
-                                    builder.getStringAttr(name), *data);
+                                    builder.getStringAttr(name), data,
+                                    variable.getInitializerAttr());
     // Checkpoints and exports see the whole parameter.
     piece->setAttr(kLogicalNameAttrName, variable.getVarNameAttr());
     piece->setAttr(kLogicalShapeAttrName,
@@ -58,10 +64,13 @@ static FailureOr<SmallVector<Value>> sliceParameter(OpBuilder &builder,
   return pieces;
 }
 
-/// The parameter feeding `value`, if it holds data and has one use.
+/// The parameter feeding `value`, if it holds data (or an initializer) and
+/// has one use.
 static VariableOp parameterOf(Value value) {
   auto variable = value.getDefiningOp<VariableOp>();
-  if (!variable || !variable.getInitialValueAttr() || !value.hasOneUse())
+  if (!variable ||
+      !(variable.getInitialValueAttr() || variable.getInitializerAttr()) ||
+      !value.hasOneUse())
     return {};
   return variable;
 }

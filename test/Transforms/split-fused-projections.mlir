@@ -46,3 +46,23 @@ func.func @rows(%x: tensor<2x4xf32>) -> (tensor<1x6xf32>, tensor<1x6xf32>) {
   return %p#0, %p#1 : tensor<1x6xf32>, tensor<1x6xf32>
 }
 // CHECK: oneflow.split %{{.*}} {axis = 0
+
+// -----
+
+// Parameters with initializers instead of data: each piece keeps the
+// initializer and records its place in the whole parameter, so the runtime
+// draws the whole parameter's values for it.
+
+// CHECK-LABEL: func.func @qkv_initializers
+func.func @qkv_initializers(%x: tensor<2x4xf32>) -> (tensor<2x2xf32>, tensor<2x2xf32>, tensor<2x2xf32>) {
+  %w = oneflow.variable @qkv.weight {initializer = #oneflow.init<normal, std = 0.02, seed = 5>} : tensor<4x6xf32>
+  %b = oneflow.variable @qkv.bias {initializer = #oneflow.init<zeros>} : tensor<6xf32>
+  %m = oneflow.matmul %x, %w : (tensor<2x4xf32>, tensor<4x6xf32>) -> tensor<2x6xf32>
+  %a = oneflow.add %b, %m : (tensor<6xf32>, tensor<2x6xf32>) -> tensor<2x6xf32>
+  %q, %k, %v = oneflow.split %a {axis = 1 : i64, sizes = array<i64: 2, 2, 2>} : tensor<2x6xf32> -> tensor<2x2xf32>, tensor<2x2xf32>, tensor<2x2xf32>
+  return %q, %k, %v : tensor<2x2xf32>, tensor<2x2xf32>, tensor<2x2xf32>
+}
+// CHECK-DAG: oneflow.variable @qkv.weight.part0 {initializer = #oneflow.init<normal, mean = 0.000000e+00, std = 2.000000e-02, seed = 5>, oneflow.logical_name = "qkv.weight", oneflow.logical_offsets = array<i64: 0, 0>, oneflow.logical_shape = array<i64: 4, 6>} : tensor<4x2xf32>
+// CHECK-DAG: oneflow.variable @qkv.weight.part2 {initializer = #oneflow.init<normal, mean = 0.000000e+00, std = 2.000000e-02, seed = 5>, oneflow.logical_name = "qkv.weight", oneflow.logical_offsets = array<i64: 0, 4>, oneflow.logical_shape = array<i64: 4, 6>} : tensor<4x2xf32>
+// CHECK-DAG: oneflow.variable @qkv.bias.part1 {initializer = #oneflow.init<zeros>, oneflow.logical_name = "qkv.bias", oneflow.logical_offsets = array<i64: 2>, oneflow.logical_shape = array<i64: 6>} : tensor<2xf32>
+// CHECK-NOT: oneflow.split

@@ -2,6 +2,8 @@
 
 #include "RunHelpers.h"
 
+#include "oneflow/Runtime/Initializer.h"
+
 #include "gtest/gtest.h"
 
 #include <cstring>
@@ -260,6 +262,44 @@ TEST(Executor, PersistentRegstsAreReadEveryStep) {
   ASSERT_NE(data, nullptr);
   EXPECT_EQ(data[0], 5);
   EXPECT_EQ(executor->persistentData(x), nullptr);
+}
+
+TEST(Executor, InitializersFillTheirPieceAtLoad) {
+  // A 2x4 normal variable in two row pieces, and a ones regst; no weights
+  // and no weights file.
+  PlanBuilder b;
+  int64_t x = b.regst("x"), a = b.regst("a");
+  int64_t top = b.persistent("w.top", -1, plan::F32, {1, 4});
+  int64_t bottom = b.persistent("w.bottom", -1, plan::F32, {1, 4});
+  int64_t ones = b.persistent("ones");
+  plan::Initializer init;
+  init.set_kind(plan::Initializer::NORMAL);
+  init.set_std(0.5);
+  init.set_seed(11);
+  init.set_stream(3);
+  for (auto [regst, row] : {std::pair(top, 0), std::pair(bottom, 1)}) {
+    b.variable(regst, "w", {2, 4}, {row, 0});
+    *b.regstById(regst).mutable_initializer() = init;
+  }
+  b.regstById(ones).mutable_initializer()->set_kind(plan::Initializer::ONES);
+  b.input("x", x);
+  b.kernel("add", "test_add_f32", {x, ones}, {a});
+  b.kernel("read w", "test_add_f32", {top, bottom}, {b.regst("unused")});
+  b.output("a", a);
+  PlanDir dir;
+  auto executor = loadOrFail(dir, b.plan);
+  ASSERT_TRUE(executor);
+  InitializerSampler sampler(init);
+  for (auto [regst, first] : {std::pair(top, 0), std::pair(bottom, 4)}) {
+    const float *piece =
+        static_cast<const float *>(executor->persistentData(regst));
+    ASSERT_NE(piece, nullptr);
+    for (int i = 0; i < 4; ++i)
+      EXPECT_EQ(piece[i], float(sampler(first + i))) << first + i;
+  }
+  EXPECT_EQ(static_cast<const float *>(
+                executor->persistentData(ones))[kTestLength - 1],
+            1.0f);
 }
 
 /// x -> slow copy (comm) -> a -> copy (compute) -> y, with a feed that

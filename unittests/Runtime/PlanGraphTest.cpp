@@ -192,6 +192,30 @@ TEST(PlanGraph, VersionRanksAndWeights) {
                          "has no weights_file");
 }
 
+TEST(PlanGraph, InitializersAreChecked) {
+  PlanBuilder b = validPlan();
+  int64_t w = b.persistent("w");
+  b.regstById(w).mutable_initializer()->set_kind(plan::Initializer::NORMAL);
+  b.regstById(w).mutable_initializer()->set_std(-1);
+  EXPECT_PROBLEM(b.plan, "regst 'w' (id 3): normal initializer needs a finite "
+                         "mean and std >= 0, got mean 0, std -1");
+  b = validPlan();
+  w = b.persistent("w", -1, plan::I64);
+  b.regstById(w).mutable_initializer()->set_kind(plan::Initializer::UNIFORM);
+  b.regstById(w).mutable_initializer()->set_b(1);
+  EXPECT_PROBLEM(b.plan, "regst 'w' (id 3): a random initializer cannot fill "
+                         "i64 values");
+  b = validPlan();
+  w = b.persistent("w", 0);
+  b.regstById(w).mutable_initializer()->set_kind(plan::Initializer::ONES);
+  EXPECT_PROBLEM(b.plan,
+                 "regst 'w' (id 3) has both weights_offset 0 and an initializer");
+  b = validPlan();
+  b.regstById(1).mutable_initializer()->set_kind(plan::Initializer::ZEROS);
+  EXPECT_PROBLEM(b.plan, "regst 'a' (id 1) has an initializer but is not "
+                         "persistent");
+}
+
 TEST(PlanGraph, RegstsStayOnOneRank) {
   PlanBuilder b = validPlan();
   b.plan.set_num_ranks(2);

@@ -137,6 +137,10 @@ mlir::oneflow::sliceElements(ElementsAttr attr, ArrayRef<int64_t> offsets,
                              RankedTensorType blockType,
                              llvm::StringRef resourceName) {
   auto type = cast<RankedTensorType>(attr.getType());
+  // Every block of a splat is the splat: never expand it (zero optimizer
+  // state of a large parameter would take its full size here).
+  if (auto dense = dyn_cast<DenseElementsAttr>(attr); dense && dense.isSplat())
+    return ElementsAttr(dense.resizeSplat(blockType));
   std::string all;
   if (failed(appendElementBytes(attr, all)))
     return failure();

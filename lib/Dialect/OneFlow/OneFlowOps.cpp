@@ -190,6 +190,18 @@ LogicalResult VariableOp::verify() {
       return emitOpError() << "initial value of type " << init->getType()
                            << " does not match the variable type "
                            << getOutput().getType();
+  if (std::optional<InitializerAttr> init = getInitializer()) {
+    if (getInitialValue())
+      return emitOpError()
+             << "has both an initial value and an initializer";
+    if (init->isRandom() &&
+        !isa<FloatType>(getOutput().getType().getElementType()))
+      return emitOpError() << "cannot draw "
+                           << stringifyInitDistribution(init->getDistribution())
+                           << " values for " << getOutput().getType()
+                           << " (random initializers need a floating-point "
+                              "element type)";
+  }
   return success();
 }
 

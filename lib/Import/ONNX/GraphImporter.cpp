@@ -137,7 +137,7 @@ FailureOr<Value> GraphImporter::materialize(ValueInfo &info,
                      FileLineColLoc::get(context, sourceName, 0, 0));
     info.value = VariableOp::create(builder, initLoc, info.constant.getType(),
                                     StringAttr::get(context, name),
-                                    info.constant)
+                                    info.constant, InitializerAttr())
                      .getResult();
   } else {
     info.value = ConstantOp::create(builder, loc, info.constant).getResult();

@@ -194,3 +194,32 @@ func.func @main(%logits: tensor<4x3xf32> {sbp.nd = #sbp.nd<[S<0>]>}, %labels: te
 // CHECK: %[[MSE:.*]] = oneflow.mse_loss
 // CHECK: %[[HALF2:.*]] = oneflow.constant dense<5.000000e-01> : tensor<f32>
 // CHECK: oneflow.mul %[[MSE]], %[[HALF2]]
+
+// -----
+
+// A variable drawn from an initializer keeps it on every rank, with no
+// data, and records the piece it holds; a partial-sum variable's
+// non-owning pieces are zeros. A splat (zero optimizer state) slices into
+// a splat of the piece's shape.
+
+sbp.mesh @m shape = [2] device = "cpu"
+func.func @main(%x: tensor<2x4xf32>) -> tensor<2x6xf32>
+    attributes {sbp.placement = @m} {
+  %w = oneflow.variable @w {initializer = #oneflow.init<normal, std = 0.02, seed = 1>, sbp.placement = @m, sbp.sig = #sbp.sig<() -> ([S<1>])>} : tensor<4x6xf32>
+  %s = oneflow.variable @w.exp_avg {initial_value = dense<0.0> : tensor<4x6xf32>, sbp.placement = @m, sbp.sig = #sbp.sig<() -> ([S<1>])>} : tensor<4x6xf32>
+  %b = oneflow.variable @b {initializer = #oneflow.init<ones>, sbp.placement = @m, sbp.sig = #sbp.sig<() -> ([P])>} : tensor<6xf32>
+  %y = oneflow.matmul %x, %w {sbp.placement = @m, sbp.sig = #sbp.sig<([B], [S<1>]) -> ([S<1>])>} : (tensor<2x4xf32>, tensor<4x6xf32>) -> tensor<2x6xf32>
+  %g = sbp.boxing %y from [S<1>] to [B] on @m : tensor<2x6xf32>
+  %z = sbp.boxing %b from [P] to [B] on @m : tensor<6xf32>
+  %r = oneflow.add %z, %g {sbp.placement = @m, sbp.sig = #sbp.sig<([B], [B]) -> ([B])>} : (tensor<6xf32>, tensor<2x6xf32>) -> tensor<2x6xf32>
+  return %r : tensor<2x6xf32>
+}
+
+// CHECK-LABEL: func.func @main_rank0(
+// CHECK: oneflow.variable @w {initializer = #oneflow.init<normal, mean = 0.000000e+00, std = 2.000000e-02, seed = 1>, oneflow.logical_name = "w", oneflow.logical_offsets = array<i64: 0, 0>, oneflow.logical_shape = array<i64: 4, 6>} : tensor<4x3xf32>
+// CHECK: oneflow.variable @w.exp_avg {initial_value = dense<0.000000e+00> : tensor<4x3xf32>, oneflow.logical_name = "w.exp_avg", oneflow.logical_offsets = array<i64: 0, 0>
+// CHECK: oneflow.variable @b {initializer = #oneflow.init<ones>} : tensor<6xf32>
+// CHECK-LABEL: func.func @main_rank1(
+// CHECK: oneflow.variable @w {initializer = #oneflow.init<normal, mean = 0.000000e+00, std = 2.000000e-02, seed = 1>, oneflow.logical_name = "w", oneflow.logical_offsets = array<i64: 0, 3>, oneflow.logical_shape = array<i64: 4, 6>} : tensor<4x3xf32>
+// CHECK-NOT: oneflow.variable @b
+// CHECK: oneflow.constant dense<0.000000e+00> : tensor<6xf32>

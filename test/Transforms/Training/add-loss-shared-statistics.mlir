@@ -63,3 +63,21 @@ func.func @main(%x: tensor<2x3x4x4xf32> {onnx.name = "x"}) -> (tensor<2x3x4x4xf3
   %n = oneflow.batch_norm %x, %w, %b, %b, %w : tensor<2x3x4x4xf32>, tensor<3xf32> loc("/bn/BatchNormalization")
   return %n : tensor<2x3x4x4xf32>
 }
+
+// -----
+
+// Shared variables drawn from initializers: each private copy draws the
+// same values as the variable it copies (its stream, the FNV-1a hash of
+// "n0.bias", is spelled out), so it starts from the shared data.
+// CHECK-LABEL: func.func @main(
+// CHECK-DAG:   oneflow.variable @n0.running_mean {initializer = #oneflow.init<uniform, a = 0.000000e+00, b = 1.000000e+00, seed = 4, stream = 18409818602635747518>}
+// CHECK-DAG:   oneflow.variable @n1.running_mean {initializer = #oneflow.init<uniform, a = 0.000000e+00, b = 1.000000e+00, seed = 4, stream = 18409818602635747518>}
+// CHECK-DAG:   oneflow.variable @n1.running_var {initializer = #oneflow.init<ones>}
+// CHECK-DAG:   oneflow.variable @n0.bias {initializer = #oneflow.init<uniform, a = 0.000000e+00, b = 1.000000e+00, seed = 4>}
+func.func @main(%x: tensor<2x3x4x4xf32> {onnx.name = "x"}) -> (tensor<2x3x4x4xf32> {onnx.name = "y"}) {
+  %w = oneflow.variable @n0.weight {initializer = #oneflow.init<ones>} : tensor<3xf32>
+  %b = oneflow.variable @n0.bias {initializer = #oneflow.init<uniform, seed = 4>} : tensor<3xf32>
+  %n0 = oneflow.batch_norm %x, %w, %b, %b, %w {onnx.statistics = ["n0.running_mean", "n0.running_var"]} : tensor<2x3x4x4xf32>, tensor<3xf32>
+  %n1 = oneflow.batch_norm %n0, %w, %b, %b, %w {onnx.statistics = ["n1.running_mean", "n1.running_var"]} : tensor<2x3x4x4xf32>, tensor<3xf32>
+  return %n1 : tensor<2x3x4x4xf32>
+}

@@ -37,7 +37,7 @@ ElementsAttr elementsFromBytes(RankedTensorType type, llvm::StringRef bytes,
                                int64_t inlineLimit = 64);
 
 /// The block of `attr` (of a row-major tensor) starting at `offsets` with
-/// the shape of `blockType`.
+/// the shape of `blockType`; a splat gives a splat.
 FailureOr<ElementsAttr> sliceElements(ElementsAttr attr,
                                       ArrayRef<int64_t> offsets,
                                       RankedTensorType blockType,

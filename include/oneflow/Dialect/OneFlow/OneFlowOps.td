@@ -260,15 +260,21 @@ def OneFlow_VariableOp : OneFlow_Op<"variable", [MemoryEffects<[MemRead]>]> {
   let summary = "read a named persistent parameter";
   let description = [{
     The current value of a model parameter. `initial_value` holds its
-    initial data (a dense resource for imported weights); all reads of one
-    name denote the same parameter.
+    initial data (a dense resource for imported weights), or `initializer`
+    says how each rank draws it at load time (no data in the compiler or
+    the plan); at most one of them is given. All reads of one name denote
+    the same parameter.
 
     ```mlir
     %w = oneflow.variable @fc1.weight : tensor<784x512xf32>
+    %e = oneflow.variable @wte {initializer =
+        #oneflow.init<normal, mean = 0.0, std = 0.02, seed = 1>}
+        : tensor<50304x768xf32>
     ```
   }];
   let arguments = (ins SymbolNameAttr:$var_name,
-                       OptionalAttr<ElementsAttr>:$initial_value);
+                       OptionalAttr<ElementsAttr>:$initial_value,
+                       OptionalAttr<OneFlow_InitializerAttr>:$initializer);
   let results = (outs OneFlow_Tensor:$output);
   let assemblyFormat = "$var_name attr-dict `:` type($output)";
   let hasVerifier = 1;
