@@ -62,8 +62,8 @@ public:
                       StringRef suffix, RankedTensorType type) {
     auto variable = VariableOp::create(
         stateBuilder, loc, type, stateBuilder.getStringAttr(name),
-        DenseElementsAttr::get(
-            type, stateBuilder.getZeroAttr(type.getElementType())),
+        DenseElementsAttr::get(type,
+                               stateBuilder.getZeroAttr(type.getElementType())),
         InitializerAttr());
     if (param) {
       variable->setAttr(kStateOfAttrName,

@@ -208,8 +208,8 @@ TEST(PlanGraph, InitializersAreChecked) {
   b = validPlan();
   w = b.persistent("w", 0);
   b.regstById(w).mutable_initializer()->set_kind(plan::Initializer::ONES);
-  EXPECT_PROBLEM(b.plan,
-                 "regst 'w' (id 3) has both weights_offset 0 and an initializer");
+  EXPECT_PROBLEM(
+      b.plan, "regst 'w' (id 3) has both weights_offset 0 and an initializer");
   b = validPlan();
   b.regstById(1).mutable_initializer()->set_kind(plan::Initializer::ZEROS);
   EXPECT_PROBLEM(b.plan, "regst 'a' (id 1) has an initializer but is not "

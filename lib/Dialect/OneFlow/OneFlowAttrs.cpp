@@ -90,12 +90,13 @@ InitializerAttr::verify(function_ref<InFlightDiagnostic()> emitError,
     return success();
   case InitDistribution::Normal:
     if (sd < 0)
-      return emitError() << "normal initializer needs std >= 0, got " << text(sd);
+      return emitError() << "normal initializer needs std >= 0, got "
+                         << text(sd);
     return success();
   case InitDistribution::Uniform:
     if (!(a < b))
-      return emitError() << "uniform initializer needs a < b, got ["
-                         << text(a) << ", " << text(b) << ")";
+      return emitError() << "uniform initializer needs a < b, got [" << text(a)
+                         << ", " << text(b) << ")";
     return success();
   case InitDistribution::TruncatedNormal: {
     if (!(sd > 0))

@@ -192,8 +192,7 @@ LogicalResult VariableOp::verify() {
                            << getOutput().getType();
   if (std::optional<InitializerAttr> init = getInitializer()) {
     if (getInitialValue())
-      return emitOpError()
-             << "has both an initial value and an initializer";
+      return emitOpError() << "has both an initial value and an initializer";
     if (init->isRandom() &&
         !isa<FloatType>(getOutput().getType().getElementType()))
       return emitOpError() << "cannot draw "
