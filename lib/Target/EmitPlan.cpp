@@ -51,8 +51,8 @@ static void copyPersistentOutputs(ModuleOp module, func::FuncOp graph) {
   }
 }
 
-/// Repeated layers, and ranks with the same local shapes, get the same
-/// kernels: each distinct body is compiled once and every call uses it.
+/// Ranks with the same local shapes get the same kernels: each distinct
+/// body is compiled once and every call uses it.
 static void deduplicateKernels(ModuleOp module) {
   llvm::StringMap<StringAttr> firstWithBody;
   llvm::DenseMap<StringAttr, StringAttr> replacement;
@@ -258,8 +258,11 @@ prepareKernels(ModuleOp module, const EmitPlanOptions &options,
     copyPersistentOutputs(module, graph);
   }
 
-  // Repeated layers and ranks with the same local shapes share kernels.
-  deduplicateKernels(module);
+  // Ranks with the same local shapes share kernels. Not yet on one rank
+  // (repeated layers): a body shared by an update written in place and an
+  // ordinary call would make both write in place.
+  if (graphs->size() > 1)
+    deduplicateKernels(module);
   // Optimizer updates write their variables directly (no ASSIGN copies).
   {
     PassManager pm(module.getContext());
