@@ -37,7 +37,6 @@
 #include "oneflow/Dialect/SBP/SBPDialect.h"
 #include "oneflow/Transforms/Passes.h"
 
-#include "mlir/Analysis/TopologicalSortUtils.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Builders.h"
 #include "llvm/ADT/DenseSet.h"
@@ -172,6 +171,8 @@ public:
 /// collective under the first one's tag, placed at the last one.
 void packBucket(SmallVector<sbp::CollectiveOp> bucket) {
   sbp::CollectiveOp last = bucket.back();
+  // What this function creates goes between `prevOfLast` and `last`.
+  Operation *prevOfLast = last->getPrevNode();
   OpBuilder builder(last);
   SmallVector<Location> locs;
   for (sbp::CollectiveOp op : bucket)
@@ -229,8 +230,34 @@ void packBucket(SmallVector<sbp::CollectiveOp> bucket) {
     result = packer.reshape(result, out.getShape());
     op.getOutput().replaceAllUsesWith(result);
   }
+  // Ops before the bucket that use (transitively) an earlier member's
+  // result now follow it, in their order. Nothing else moves: in
+  // particular no read of a variable passes its assign (which has no SSA
+  // edge from the reads).
+  Operation *anchor = last->getPrevNode();
+  Operation *firstCreated = prevOfLast->getNextNode();
+  llvm::SmallPtrSet<Operation *, 16> packing, moving;
+  for (Operation *op = firstCreated; op != last.getOperation();
+       op = op->getNextNode())
+    packing.insert(op);
+  SmallVector<Operation *> order;
+  for (Operation *op = bucket.front()->getNextNode(); op != firstCreated;
+       op = op->getNextNode()) {
+    bool usesMoved = llvm::any_of(op->getOperands(), [&](Value operand) {
+      Operation *def = operand.getDefiningOp();
+      return def && (packing.contains(def) || moving.contains(def));
+    });
+    if (usesMoved) {
+      moving.insert(op);
+      order.push_back(op);
+    }
+  }
   for (sbp::CollectiveOp op : bucket)
     op.erase();
+  for (Operation *op : order) {
+    op->moveAfter(anchor);
+    anchor = op;
+  }
 }
 
 /// The buckets of one program for one key.
@@ -338,12 +365,6 @@ struct SbpBucketCollectivesPass
           });
           if (agreed)
             packBucket(bucket);
-        }
-        // Users of a bucket's earlier members now follow it.
-        if (!sortTopologically(&found.program.getBody().front())) {
-          found.program.emitOpError()
-              << "has a cycle after bucketing collectives";
-          return signalPassFailure();
         }
       }
     }
