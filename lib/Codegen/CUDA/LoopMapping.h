@@ -45,6 +45,11 @@ private:
 /// operations), which a block's threads can share.
 bool isReductionNest(scf::ForOp loop);
 
+/// Whether `index` names `iv` one to one: `iv`, or it plus, minus or times
+/// (a nonzero constant) values fixed outside `nest`, so distinct iterations
+/// give distinct indices.
+bool followsInductionVar(Value index, Value iv, scf::ForOp nest);
+
 /// Replaces the top-level parallel nest `loop` by a gpu.launch (as
 /// oneflow-map-loops-to-gpu does) and erases it.
 LogicalResult mapLoopNestToGPU(scf::ParallelOp loop);

@@ -204,29 +204,6 @@ std::optional<RowReduction> matchRowReduction(scf::ForOp loop) {
   return std::nullopt;
 }
 
-/// Whether `index` is `loop`'s induction variable, or it plus or times a
-/// value fixed in the loop: distinct iterations give distinct indices.
-bool followsInductionVar(Value index, scf::ForOp loop) {
-  Value iv = loop.getInductionVar();
-  if (index == iv)
-    return true;
-  Operation *def = index.getDefiningOp();
-  if (!def || !isa<arith::AddIOp, arith::SubIOp, arith::MulIOp>(def))
-    return false;
-  Value lhs = def->getOperand(0), rhs = def->getOperand(1);
-  if (isa<arith::MulIOp>(def)) {
-    auto nonZero = [](Value v) {
-      std::optional<int64_t> c = getConstantIntValue(v);
-      return c && *c != 0;
-    };
-    return (followsInductionVar(lhs, loop) && nonZero(rhs)) ||
-           (followsInductionVar(rhs, loop) && nonZero(lhs));
-  }
-  return (followsInductionVar(lhs, loop) && loop.isDefinedOutsideOfLoop(rhs)) ||
-         (!isa<arith::SubIOp>(def) && followsInductionVar(rhs, loop) &&
-          loop.isDefinedOutsideOfLoop(lhs));
-}
-
 /// Whether every store in `loop` (nested loops included) writes an element
 /// chosen by the loop's own iteration, and every access to a written buffer
 /// uses the same index in the dimensions that iteration chooses, so
@@ -239,7 +216,7 @@ bool writesDistinctElements(scf::ForOp loop) {
   WalkResult walk = loop.getBody()->walk([&](memref::StoreOp store) {
     SmallVector<std::pair<unsigned, Value>> chosen;
     for (auto [dim, index] : llvm::enumerate(store.getIndices()))
-      if (followsInductionVar(index, loop))
+      if (followsInductionVar(index, loop.getInductionVar(), loop))
         chosen.push_back({dim, index});
     if (chosen.empty())
       return WalkResult::interrupt();
@@ -575,4 +552,25 @@ bool mlir::oneflow::isReductionNest(scf::ForOp loop) {
 
 LogicalResult mlir::oneflow::mapLoopNestToGPU(scf::ParallelOp loop) {
   return LoopMapper(loop).map();
+}
+
+bool mlir::oneflow::followsInductionVar(Value index, Value iv,
+                                        scf::ForOp nest) {
+  if (index == iv)
+    return true;
+  Operation *def = index.getDefiningOp();
+  if (!def || !isa<arith::AddIOp, arith::SubIOp, arith::MulIOp>(def))
+    return false;
+  Value lhs = def->getOperand(0), rhs = def->getOperand(1);
+  auto fixed = [&](Value v) { return nest.isDefinedOutsideOfLoop(v); };
+  if (isa<arith::MulIOp>(def)) {
+    auto nonZero = [](Value v) {
+      std::optional<int64_t> c = getConstantIntValue(v);
+      return c && *c != 0;
+    };
+    return (followsInductionVar(lhs, iv, nest) && nonZero(rhs)) ||
+           (followsInductionVar(rhs, iv, nest) && nonZero(lhs));
+  }
+  return (followsInductionVar(lhs, iv, nest) && fixed(rhs)) ||
+         (followsInductionVar(rhs, iv, nest) && fixed(lhs));
 }

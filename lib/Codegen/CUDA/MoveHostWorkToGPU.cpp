@@ -180,28 +180,6 @@ LogicalResult wrapInSingleThreadLaunch(ArrayRef<Operation *> ops) {
   return success();
 }
 
-/// Whether `index` names `iv` one to one: `iv`, or it plus, minus or times
-/// (a nonzero constant) values fixed in `nest`.
-bool followsIv(Value index, Value iv, scf::ForOp nest) {
-  if (index == iv)
-    return true;
-  Operation *def = index.getDefiningOp();
-  if (!def || !isa<arith::AddIOp, arith::SubIOp, arith::MulIOp>(def))
-    return false;
-  Value lhs = def->getOperand(0), rhs = def->getOperand(1);
-  auto fixed = [&](Value v) { return nest.isDefinedOutsideOfLoop(v); };
-  if (isa<arith::MulIOp>(def)) {
-    auto nonZero = [](Value v) {
-      std::optional<int64_t> c = getConstantIntValue(v);
-      return c && *c != 0;
-    };
-    return (followsIv(lhs, iv, nest) && nonZero(rhs)) ||
-           (followsIv(rhs, iv, nest) && nonZero(lhs));
-  }
-  return (followsIv(lhs, iv, nest) && fixed(rhs)) ||
-         (followsIv(rhs, iv, nest) && fixed(lhs));
-}
-
 /// The levels of the perfect loop nest `nest` whose iterations touch
 /// distinct slices of every buffer the nest writes: each access to such a
 /// buffer, through one memref, has in one dimension the same index, which
@@ -271,9 +249,9 @@ SmallVector<scf::ForOp> independentLevels(scf::ForOp nest,
       for (unsigned dim = 0, e = accesses.front().second.size(); dim < e;
            ++dim) {
         Value index = accesses.front().second[dim];
-        if (followsIv(index, iv, nest) && llvm::all_of(accesses, [&](auto &a) {
-              return a.second[dim] == index;
-            }))
+        if (followsInductionVar(index, iv, nest) &&
+            llvm::all_of(accesses,
+                         [&](auto &a) { return a.second[dim] == index; }))
           return true;
       }
       return false;
