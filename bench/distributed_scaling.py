@@ -23,6 +23,7 @@ import torch
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "python", "models"))
 import gpt as gpt_model  # noqa: E402
+from docs_block import write_block  # noqa: E402
 
 MARKER_BEGIN = "<!-- distributed-scaling: begin -->"
 MARKER_END = "<!-- distributed-scaling: end -->"
@@ -141,18 +142,8 @@ def main():
     print(table)
     if args.no_write:
         return
-    path = os.path.join(ROOT, "docs", "benchmarks.md")
-    text = open(path).read() if os.path.exists(path) else "# Benchmarks\n"
-    block = f"{MARKER_BEGIN}\n{table}\n{MARKER_END}"
-    if MARKER_BEGIN in text:
-        text = re.sub(re.escape(MARKER_BEGIN) + ".*?" + re.escape(MARKER_END),
-                      lambda _: block, text, flags=re.S)
-    else:
-        text += "\n## Distributed scaling\n\n`bench/distributed_scaling.py`\n\n" + block + "\n"
-    tmp = path + ".tmp"
-    with open(tmp, "w") as f:
-        f.write(text)
-    os.replace(tmp, path)
+    write_block(MARKER_BEGIN, MARKER_END, table,
+                "## Distributed scaling\n\n`bench/distributed_scaling.py`")
 
 
 if __name__ == "__main__":

@@ -27,6 +27,7 @@ import torch
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "python", "models"))
 import gpt as gpt_model  # noqa: E402
+from docs_block import write_block  # noqa: E402
 
 MARKER_BEGIN = "<!-- training-scaling: begin -->"
 MARKER_END = "<!-- training-scaling: end -->"
@@ -114,19 +115,9 @@ def main():
     print(table)
     if args.no_write:
         return
-    path = os.path.join(ROOT, "docs", "benchmarks.md")
-    text = open(path).read()
-    block = f"{MARKER_BEGIN}\n{table}\n{MARKER_END}"
-    if MARKER_BEGIN in text:
-        text = re.sub(re.escape(MARKER_BEGIN) + ".*?" + re.escape(MARKER_END),
-                      lambda _: block, text, flags=re.S)
-    else:
-        text += ("\n## Data-parallel training scaling\n\n"
-                 "`bench/training_scaling.py`\n\n" + block + "\n")
-    tmp = path + ".tmp"
-    with open(tmp, "w") as f:
-        f.write(text)
-    os.replace(tmp, path)
+    write_block(MARKER_BEGIN, MARKER_END, table,
+                "## Data-parallel training scaling\n\n"
+                "`bench/training_scaling.py`")
 
 
 if __name__ == "__main__":
