@@ -70,6 +70,10 @@ struct BucketKey {
   std::string kind;
   SmallVector<int64_t> group;
   Type elementType;
+  bool operator==(const BucketKey &other) const {
+    return kind == other.kind && group == other.group &&
+           elementType == other.elementType;
+  }
   bool operator<(const BucketKey &other) const {
     if (kind != other.kind)
       return kind < other.kind;
@@ -260,12 +264,6 @@ void packBucket(SmallVector<sbp::CollectiveOp> bucket) {
   }
 }
 
-/// The buckets of one program for one key.
-struct ProgramBuckets {
-  func::FuncOp program;
-  std::vector<SmallVector<sbp::CollectiveOp>> buckets;
-};
-
 /// Forms the buckets of `key` in `program` (program order, closed on
 /// size or dependence). Singletons are not buckets.
 std::vector<SmallVector<sbp::CollectiveOp>>
@@ -291,7 +289,7 @@ formBuckets(func::FuncOp program, const BucketKey &key, int64_t maxBytes) {
     std::optional<BucketKey> opKey;
     if (collective)
       opKey = keyOf(collective);
-    bool sameKey = opKey && !(*opKey < key) && !(key < *opKey);
+    bool sameKey = opKey && *opKey == key;
     // Communication with other ranks keeps its order: a bucket never
     // spans a send, a receive or a collective of another group, so every
     // rank still meets its peers in the order it did.
@@ -340,13 +338,14 @@ struct SbpBucketCollectivesPass
     }
     for (const BucketKey &key : keys) {
       // Tag sets must agree on every rank that holds one of their tags.
-      std::vector<ProgramBuckets> all;
+      std::vector<std::vector<SmallVector<sbp::CollectiveOp>>> all;
       std::map<int64_t, std::set<std::vector<int64_t>>> bucketsOfTag;
       std::map<int64_t, int64_t> holders, bucketed;
       for (func::FuncOp program : programs) {
         program.walk([&](sbp::CollectiveOp op) { ++holders[op.getTag()]; });
-        ProgramBuckets found{program, formBuckets(program, key, bucketBytes)};
-        for (const auto &bucket : found.buckets) {
+        std::vector<SmallVector<sbp::CollectiveOp>> found =
+            formBuckets(program, key, bucketBytes);
+        for (const auto &bucket : found) {
           std::vector<int64_t> tags;
           for (sbp::CollectiveOp op : bucket)
             tags.push_back(op.getTag());
@@ -357,8 +356,8 @@ struct SbpBucketCollectivesPass
         }
         all.push_back(std::move(found));
       }
-      for (ProgramBuckets &found : all) {
-        for (const auto &bucket : found.buckets) {
+      for (const auto &found : all) {
+        for (const auto &bucket : found) {
           bool agreed = llvm::all_of(bucket, [&](sbp::CollectiveOp op) {
             return bucketsOfTag[op.getTag()].size() == 1 &&
                    bucketed[op.getTag()] == holders[op.getTag()];
