@@ -311,24 +311,59 @@ Status Executor::Impl::loadWeights(const std::string &planDir) {
         regst.weights_offset() < 0)
       continue;
     int64_t begin = regst.weights_offset(), size = regst.size_bytes();
-    if (begin > fileSize || size > fileSize - begin) {
+    // A piece of a whole tensor (a program shared by ranks): the whole must
+    // be in the file, the piece is read run by contiguous run.
+    std::vector<int64_t> shape = shapeOf(regst.desc());
+    std::vector<int64_t> whole(regst.weights_shape().begin(),
+                               regst.weights_shape().end());
+    std::vector<int64_t> offsets(regst.weights_piece_offsets().begin(),
+                                 regst.weights_piece_offsets().end());
+    int64_t element = numElements(shape) ? size / numElements(shape) : 0;
+    int64_t extent = whole.empty() ? size : numElements(whole) * element;
+    if (begin > fileSize || extent > fileSize - begin) {
       status = makeError("weights file '", path,
                          "' is too short: ", PlanGraph::describe(regst),
-                         " needs bytes [", begin, ", ", begin + size,
+                         " needs bytes [", begin, ", ", begin + extent,
                          "), the file has ", fileSize);
       break;
     }
     char *dst = persistent.data() + placement.offset;
-    for (int64_t done = 0; done < size;) {
-      ssize_t n = ::pread(fd, dst + done, size_t(size - done), begin + done);
-      if (n < 0 && errno == EINTR)
-        continue;
-      if (n <= 0) {
-        status = makeError("cannot read weights file '", path,
+    auto readAt = [&](char *to, int64_t bytes, int64_t from) {
+      for (int64_t done = 0; done < bytes;) {
+        ssize_t n = ::pread(fd, to + done, size_t(bytes - done), from + done);
+        if (n < 0 && errno == EINTR)
+          continue;
+        if (n <= 0)
+          return makeError("cannot read weights file '", path,
                            "': ", n < 0 ? std::strerror(errno) : "short read");
-        break;
+        done += n;
       }
-      done += n;
+      return Status::success();
+    };
+    if (whole.empty()) {
+      status = readAt(dst, size, begin);
+      continue;
+    }
+    // Dimensions from `inner` on are whole: each run is contiguous.
+    size_t rank = shape.size(), inner = rank;
+    while (inner > 0 && shape[inner - 1] == whole[inner - 1])
+      --inner;
+    size_t runDim = inner > 0 ? inner - 1 : 0;
+    int64_t run = element;
+    for (size_t d = runDim; d < rank; ++d)
+      run *= shape[d];
+    int64_t runs = rank ? numElements(shape) * element / run : 1;
+    std::vector<int64_t> index(rank, 0);
+    for (int64_t r = 0; r < runs && status.ok(); ++r) {
+      int64_t linear = 0;
+      for (size_t d = 0; d < rank; ++d)
+        linear = linear * whole[d] + offsets[d] + index[d];
+      status = readAt(dst + r * run, run, begin + linear * element);
+      for (size_t d = runDim; d-- > 0;) {
+        if (++index[d] < shape[d])
+          break;
+        index[d] = 0;
+      }
     }
   }
   ::close(fd);

@@ -204,6 +204,11 @@ std::string initializerProblem(const plan::Initializer &init,
   case plan::Initializer::ZEROS:
   case plan::Initializer::ONES:
     return "";
+  case plan::Initializer::MESH_COORDINATES:
+    if (dtype != plan::I64)
+      return std::string("mesh coordinates fill I64 values, not ") +
+             dataTypeName(dtype);
+    return "";
   case plan::Initializer::NORMAL:
     if (!finite(init.mean()) || !finite(init.std()) || init.std() < 0)
       return "normal initializer needs a finite mean and std >= 0, got "
@@ -310,6 +315,12 @@ void fillInitializer(const plan::Initializer &init, plan::DataType dtype,
   int64_t count = numElements(shape);
   if (count <= 0)
     return;
+  if (init.kind() == plan::Initializer::MESH_COORDINATES) {
+    auto *out = static_cast<int64_t *>(dst);
+    for (int64_t i = 0; i < count; ++i)
+      out[i] = i < init.values_size() ? init.values(int(i)) : 0;
+    return;
+  }
   if (init.kind() == plan::Initializer::ZEROS ||
       init.kind() == plan::Initializer::ONES) {
     fillConstant(dtype, dst, count,

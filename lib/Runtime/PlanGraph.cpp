@@ -33,6 +33,8 @@ Expected<plan::Plan> readPlanFile(const std::string &path) {
   plan::Plan result;
   if (!result.ParseFromString(*bytes))
     return makeError("'", path, "' is not a valid plan (protobuf parse error)");
+  if (Status status = expandRoles(result); !status.ok())
+    return status;
   return result;
 }
 
@@ -498,6 +500,19 @@ Expected<PlanGraph> PlanGraph::build(const plan::Plan &plan) {
               initializerProblem(regst.initializer(), desc.dtype());
           !problem.empty())
         problems.add(describe(regst), ": ", problem);
+    }
+    if (regst.weights_shape_size() > 0) {
+      bool fits = regst.persistent() && regst.weights_offset() >= 0 &&
+                  regst.weights_shape_size() == desc.shape_size() &&
+                  regst.weights_piece_offsets_size() == desc.shape_size();
+      for (int d = 0; fits && d < desc.shape_size(); ++d)
+        fits = regst.weights_piece_offsets(d) >= 0 &&
+               regst.weights_piece_offsets(d) + desc.shape(d) <=
+                   regst.weights_shape(d);
+      if (!fits)
+        problems.add(describe(regst), ": its piece of the weights (shape ",
+                     describeTensor(desc), ") does not lie inside "
+                     "weights_shape at weights_piece_offsets");
     }
     if (regst.persistent() && regst.weights_offset() >= 0 &&
         plan.weights_file().empty())

@@ -119,16 +119,30 @@ static LogicalResult fuseGraph(func::FuncOp graph, FusionStats &stats) {
   return success();
 }
 
+/// How many ranks run `graph`: the members of a shared program, else one.
+static int64_t ranksRunning(func::FuncOp graph) {
+  if (auto members =
+          graph->getAttrOfType<DenseI64ArrayAttr>(kRoleMembersAttrName))
+    return members.size();
+  return 1;
+}
+
 static void printFusionReport(llvm::raw_ostream &os, ArrayRef<RankGraph> graphs,
                               const FusionStats &stats, bool fused) {
-  int64_t kernels = 0;
-  for (const RankGraph &rankGraph : graphs)
-    kernels += llvm::count_if(
-        func::FuncOp(rankGraph.graph).getOps(), [](Operation &op) {
+  int64_t kernels = 0, ranks = 0;
+  for (const RankGraph &rankGraph : graphs) {
+    func::FuncOp graph = rankGraph.graph;
+    ranks += ranksRunning(graph);
+    kernels +=
+        ranksRunning(graph) * llvm::count_if(graph.getOps(), [](Operation &op) {
           auto call = dyn_cast<func::CallOp>(op);
           return call && !call.getCallee().starts_with("kernel_copy_output");
         });
-  os << "kernels: " << kernels << " over " << graphs.size() << " rank(s)";
+  }
+  if (ranks != int64_t(graphs.size()))
+    os << "programs: " << graphs.size() << " shared by " << ranks
+       << " ranks (one per rank role)\n";
+  os << "kernels: " << kernels << " over " << ranks << " rank(s)";
   if (!fused) {
     os << " (fusion off)\n";
   } else {
@@ -139,18 +153,19 @@ static void printFusionReport(llvm::raw_ostream &os, ArrayRef<RankGraph> graphs,
   // What one step costs in launches and latencies across ranks.
   int64_t collectives = 0, most = 0, pointToPoint = 0;
   for (const RankGraph &rankGraph : graphs) {
-    int64_t here = 0;
+    int64_t here = 0, transfers = 0;
     func::FuncOp(rankGraph.graph).walk([&](Operation *op) {
       if (isa<sbp::CollectiveOp>(op))
         ++here;
       else if (isa<sbp::SendOp, sbp::RecvOp>(op))
-        ++pointToPoint;
+        ++transfers;
     });
-    collectives += here;
+    collectives += here * ranksRunning(rankGraph.graph);
+    pointToPoint += transfers * ranksRunning(rankGraph.graph);
     most = std::max(most, here);
   }
   if (collectives || pointToPoint)
-    os << "collectives per step: " << collectives << " over " << graphs.size()
+    os << "collectives per step: " << collectives << " over " << ranks
        << " rank(s) (at most " << most
        << " on a rank); sends and receives: " << pointToPoint << "\n";
 }

@@ -319,14 +319,44 @@ FailureOr<BuiltPlan> mlir::oneflow::buildPlan(ArrayRef<RankGraph> graphs,
       LogicalResult result =
           llvm::TypeSwitch<Operation *, LogicalResult>(&op)
               .Case([&](VariableOp variable) -> LogicalResult {
-                FailureOr<pb::Regst *> regst = persistent(
-                    variable.getOutput(), variable.getInitialValueAttr(),
-                    variable.getVarName());
+                // A piece of a program shared by ranks: the data is the
+                // whole tensor, each rank loads its piece.
+                auto whole =
+                    variable->getAttrOfType<ElementsAttr>(kWholeValueAttrName);
+                FailureOr<pb::Regst *> regst =
+                    persistent(variable.getOutput(),
+                               whole ? whole : variable.getInitialValueAttr(),
+                               variable.getVarName());
                 if (failed(regst))
                   return failure();
+                std::optional<InitializerAttr> init = variable.getInitializer();
+                if (init && init->getDistribution() ==
+                                InitDistribution::MeshCoordinates) {
+                  // Not a parameter: the rank's own coordinates (the
+                  // representative's are zeros).
+                  pb::Initializer *out = (*regst)->mutable_initializer();
+                  out->set_kind(pb::Initializer::MESH_COORDINATES);
+                  for (int64_t i = 0; i < variable.getType().getNumElements();
+                       ++i)
+                    out->add_values(0);
+                  return success();
+                }
+                if (whole && (*regst)->weights_offset() >= 0)
+                  for (int64_t dim :
+                       cast<ShapedType>(whole.getType()).getShape()) {
+                    (*regst)->add_weights_shape(dim);
+                    (*regst)->add_weights_piece_offsets(0);
+                  }
+                if (auto splits =
+                        variable->getAttrOfType<ArrayAttr>(kMeshSplitsAttrName))
+                  for (Attribute axes : splits) {
+                    pb::MeshSplit *split = (*regst)->add_mesh_splits();
+                    for (int64_t axis :
+                         cast<DenseI64ArrayAttr>(axes).asArrayRef())
+                      split->add_mesh_axes(axis);
+                  }
                 describeVariable(variable, **regst);
-                if (std::optional<InitializerAttr> init =
-                        variable.getInitializer())
+                if (init)
                   describeInitializer(*init, **regst);
                 variableRegstOf[variable.getVarName()] = (*regst)->id();
                 return success();
@@ -375,11 +405,13 @@ FailureOr<BuiltPlan> mlir::oneflow::buildPlan(ArrayRef<RankGraph> graphs,
                   task->add_in_regsts(regstOf.at(operand));
                 if (failed(noteReads(call, *task)))
                   return failure();
-                auto kernel = SymbolTable::lookupNearestSymbolFrom<func::FuncOp>(
-                    call, call.getCalleeAttr());
-                auto inPlace = kernel ? kernel->getAttrOfType<DenseI64ArrayAttr>(
-                                            kUpdatesInPlaceAttrName)
-                                      : DenseI64ArrayAttr();
+                auto kernel =
+                    SymbolTable::lookupNearestSymbolFrom<func::FuncOp>(
+                        call, call.getCalleeAttr());
+                auto inPlace = kernel
+                                   ? kernel->getAttrOfType<DenseI64ArrayAttr>(
+                                         kUpdatesInPlaceAttrName)
+                                   : DenseI64ArrayAttr();
                 for (auto [index, result] :
                      llvm::enumerate(call.getResults())) {
                   // Written into the variable it reads: after every other
@@ -426,6 +458,8 @@ FailureOr<BuiltPlan> mlir::oneflow::buildPlan(ArrayRef<RankGraph> graphs,
                 spec->set_axis(collective.getAxis());
                 spec->set_concat_axis(collective.getConcatAxis());
                 spec->set_tag(collective.getTag());
+                if (std::optional<int64_t> axis = collective.getMeshAxis())
+                  spec->set_mesh_axis(*axis);
                 task->add_in_regsts(regstOf.at(collective.getInput()));
                 if (failed(noteReads(collective, *task)))
                   return failure();
@@ -504,6 +538,30 @@ FailureOr<BuiltPlan> mlir::oneflow::buildPlan(ArrayRef<RankGraph> graphs,
     assigned.clear();
     if (failed(addGraph(rankGraph.graph)))
       return failure();
+    // A program every rank of a role runs.
+    func::FuncOp program = rankGraph.graph;
+    if (auto members =
+            program->getAttrOfType<DenseI64ArrayAttr>(kRoleMembersAttrName)) {
+      if (members.empty() || members[0] != rank)
+        return program.emitError()
+               << "a shared program's first member must be its own rank "
+               << rank;
+      pb::Role *role = plan.add_roles();
+      for (int64_t member : members.asArrayRef())
+        role->add_members(member);
+    }
+  }
+  if (plan.roles_size() > 0) {
+    auto module =
+        func::FuncOp(graphs.front().graph)->getParentOfType<ModuleOp>();
+    auto shape =
+        module->getAttrOfType<DenseI64ArrayAttr>(kRoleMeshShapeAttrName);
+    if (!shape || plan.roles_size() != int64_t(graphs.size()))
+      return module.emitError()
+             << "shared programs need the mesh shape and a role for every "
+                "program";
+    for (int64_t size : shape.asArrayRef())
+      plan.add_mesh_shape(size);
   }
   return built;
 }

@@ -66,7 +66,7 @@ FusionKind mlir::oneflow::getFusionKind(Operation *op) {
   if (isa<MatmulOp, BatchMatmulOp, Conv2DOp>(op))
     return FusionKind::Library;
   if (isa<ReshapeOp, FlattenOp, SqueezeOp, UnsqueezeOp, TransposeOp, ExpandOp,
-          SliceOp, SplitOp, ConcatOp>(op))
+          SliceOp, SplitOp, ConcatOp, CoordinateSliceOp>(op))
     return FusionKind::Movement;
   // Unary ops keep their operand's type; binary ops broadcast.
   if ((op->hasTrait<OpTrait::SameOperandsAndResultType>() &&

@@ -218,7 +218,8 @@ void packBucket(SmallVector<sbp::CollectiveOp> bucket) {
   auto collective = sbp::CollectiveOp::create(
       builder, loc, packer.type(outShape), bucket.front().getKindAttr(), input,
       bucket.front().getGroupAttr(), builder.getI64IntegerAttr(0),
-      builder.getI64IntegerAttr(0), bucket.front().getTagAttr());
+      builder.getI64IntegerAttr(0), bucket.front().getTagAttr(),
+      bucket.front().getMeshAxisAttr());
   SmallVector<Value> pieces =
       packer.split(collective.getOutput(), packAxis, sizes);
   for (auto [index, piece] : llvm::enumerate(pieces)) {

@@ -5,6 +5,12 @@
 // parameters hold their slice of the data, and each boxing becomes the
 // collectives (or local slices) that move pieces between ranks.
 //
+// With share-programs only the first device's program is written, and
+// every device runs it: what depends on the device (its pieces' offsets, a
+// partial sum's owner, collective groups) is read from the rank's mesh
+// coordinates at run time, so the plan holds one program per rank role
+// whatever the rank count.
+//
 //===----------------------------------------------------------------------===//
 
 #include "SbpUtils.h"
@@ -28,6 +34,9 @@ namespace oneflow {
 using namespace mlir;
 using namespace mlir::oneflow;
 using sbp::Sbp;
+
+/// The variable holding a rank's mesh coordinates in a shared program.
+static constexpr llvm::StringLiteral kCoordinatesName = "mesh.coordinates";
 
 /// A grouped convolution whose channels are split holds whole groups (the
 /// factor rule splits them by groups): it runs its share of the groups.
@@ -89,9 +98,10 @@ namespace {
 /// Builds the program of one device.
 class RankLocalizer {
 public:
-  RankLocalizer(func::FuncOp graph, sbp::MeshOp mesh, int64_t device)
+  RankLocalizer(func::FuncOp graph, sbp::MeshOp mesh, int64_t device,
+                bool shared)
       : graph(graph), meshShape(mesh.getShape()), ranks(mesh.getRankList()),
-        builder(graph.getContext()) {
+        shared(shared), builder(graph.getContext()) {
     int64_t rest = device;
     coord.resize(meshShape.size());
     for (int64_t axis = meshShape.size() - 1; axis >= 0; --axis) {
@@ -191,10 +201,77 @@ private:
                       builder.getDenseI64ArrayAttr(logicalOffsets));
   }
 
+  /// Shared programs: the rank's coordinate along every mesh axis, read
+  /// from a variable each rank fills at load time.
+  Value meshCoordinates(Location loc) {
+    if (coordinates)
+      return coordinates;
+    OpBuilder::InsertionGuard guard(builder);
+    builder.setInsertionPointToStart(body);
+    auto type = RankedTensorType::get({int64_t(meshShape.size())},
+                                      builder.getI64Type());
+    auto init = InitializerAttr::get(builder.getContext(),
+                                     InitDistribution::MeshCoordinates, 0.0,
+                                     0.0, 0.0, 0.0, 0);
+    coordinates = VariableOp::create(builder, loc, type,
+                                     builder.getStringAttr(kCoordinatesName),
+                                     ElementsAttr(), init);
+    return coordinates;
+  }
+  /// Shared programs: the coordinate along `axis` as a 0-d tensor of
+  /// `element` type.
+  Value coordinateOf(Location loc, int64_t axis, Type element) {
+    Value all = meshCoordinates(loc);
+    Type i64 = builder.getI64Type();
+    Value piece = SliceOp::create(builder, loc, RankedTensorType::get({1}, i64),
+                                  all, builder.getDenseI64ArrayAttr({axis}),
+                                  builder.getDenseI64ArrayAttr({axis + 1}),
+                                  builder.getDenseI64ArrayAttr({1}));
+    Value scalar =
+        ReshapeOp::create(builder, loc, RankedTensorType::get({}, i64), piece);
+    if (element != i64)
+      scalar = CastOp::create(builder, loc, RankedTensorType::get({}, element),
+                              scalar);
+    return scalar;
+  }
+  Value scalarConstant(Location loc, Type element, double value) {
+    auto type = RankedTensorType::get({}, element);
+    Attribute attr =
+        isa<FloatType>(element)
+            ? Attribute(builder.getFloatAttr(element, value))
+            : Attribute(builder.getIntegerAttr(element, int64_t(value)));
+    return ConstantOp::create(builder, loc, type,
+                              DenseElementsAttr::get(type, attr));
+  }
+  /// Shared programs: `value` on the devices at coordinate 0 of `axis`,
+  /// zeros on the others (a partial sum's only non-zero piece).
+  Value keepOnFirst(Location loc, Value value, int64_t axis) {
+    Type i64 = builder.getI64Type();
+    Value first = EqualOp::create(builder, loc, coordinateOf(loc, axis, i64),
+                                  scalarConstant(loc, i64, 0));
+    auto type = cast<RankedTensorType>(value.getType());
+    Type element = type.getElementType();
+    Value zero = element.isInteger(1)
+                     ? zeros(loc, RankedTensorType::get({}, element))
+                     : scalarConstant(loc, element, 0);
+    return WhereOp::create(builder, loc, type, first, value, zero);
+  }
+
   Value zeros(Location loc, RankedTensorType type) {
     auto value = DenseElementsAttr::get(
         type, builder.getZeroAttr(type.getElementType()));
     return ConstantOp::create(builder, loc, type, value);
+  }
+  /// This device's piece along `dim` (the split of mesh axis `axis`).
+  Value pieceAlong(Location loc, Value value, RankedTensorType type,
+                   int64_t dim, int64_t axis) {
+    if (shared)
+      return CoordinateSliceOp::create(builder, loc, type, value,
+                                       meshCoordinates(loc), dim, axis,
+                                       type.getDimSize(dim));
+    SmallVector<int64_t> offsets(type.getRank(), 0);
+    offsets[dim] = coord[axis] * type.getDimSize(dim);
+    return localSlice(loc, value, type, offsets);
   }
   Value localSlice(Location loc, Value value, RankedTensorType type,
                    ArrayRef<int64_t> offsets) {
@@ -216,7 +293,8 @@ private:
         builder, loc, type, builder.getStringAttr(kind), input,
         builder.getDenseI64ArrayAttr(groupAlong(meshAxis)),
         builder.getI64IntegerAttr(axis), builder.getI64IntegerAttr(concatAxis),
-        builder.getI64IntegerAttr(tagFor(meshAxis)));
+        builder.getI64IntegerAttr(tagFor(meshAxis)),
+        shared ? builder.getI64IntegerAttr(meshAxis) : IntegerAttr());
     return op.getOutput();
   }
 
@@ -225,6 +303,8 @@ private:
   FailureOr<Value> convertAxis(Location loc, Value value, Type global,
                                NdSbp &current, int64_t axis, Sbp target);
   LogicalResult localizeOp(Operation &op);
+  LogicalResult localizeShared(Operation &op, ArrayRef<Sbp> nd,
+                               RankedTensorType type);
   LogicalResult verifyLocal(Operation &op, Operation *clone,
                             sbp::SignatureAttr sig);
   LogicalResult localizeSplitGather(GatherOp gather, ArrayRef<Sbp> dataNd,
@@ -237,7 +317,11 @@ private:
   SmallVector<int64_t> ranks;
   SmallVector<int64_t> coord;
   int64_t rank = 0;
+  /// One program for every device: device-dependent values at run time.
+  bool shared = false;
   OpBuilder builder;
+  Block *body = nullptr;
+  Value coordinates;
   IRMapping mapping;
   /// Every rank numbers its collectives in the same program order.
   int64_t nextTag = 0;
@@ -284,12 +368,18 @@ FailureOr<Value> RankLocalizer::convertAxis(Location loc, Value value,
     // whole, with nothing sent (the cost model prices S->P free).
     int64_t dims = fromType.getRank();
     int64_t size = fromType.getDimSize(source.axis);
-    SmallVector<int64_t> pads(2 * dims, 0);
-    pads[source.axis] = coord[axis] * size;
-    pads[dims + source.axis] =
-        toType->getDimSize(source.axis) - (coord[axis] + 1) * size;
-    result = PadOp::create(builder, loc, *toType, value, pads,
-                           PadMode::Constant, APFloat(0.0));
+    if (shared) {
+      result = CoordinateSliceOp::create(builder, loc, *toType, value,
+                                         meshCoordinates(loc), source.axis,
+                                         axis, -size);
+    } else {
+      SmallVector<int64_t> pads(2 * dims, 0);
+      pads[source.axis] = coord[axis] * size;
+      pads[dims + source.axis] =
+          toType->getDimSize(source.axis) - (coord[axis] + 1) * size;
+      result = PadOp::create(builder, loc, *toType, value, pads,
+                             PadMode::Constant, APFloat(0.0));
+    }
   } else if (source.isSplit()) {
     NdSbp gathered(current);
     gathered[axis] = Sbp::broadcast();
@@ -298,11 +388,12 @@ FailureOr<Value> RankLocalizer::convertAxis(Location loc, Value value,
       return failure();
     result = collective(loc, "all_gather", value, *fullType, source.axis, axis);
   } else if (source.isBroadcast() && target.isSplit()) {
-    SmallVector<int64_t> offsets(fromType.getRank(), 0);
-    offsets[target.axis] = coord[axis] * toType->getDimSize(target.axis);
-    result = localSlice(loc, value, *toType, offsets);
+    result = pieceAlong(loc, value, *toType, target.axis, axis);
   } else if (source.isBroadcast()) {
-    result = coord[axis] == 0 ? value : zeros(loc, *toType);
+    if (shared)
+      result = keepOnFirst(loc, value, axis);
+    else
+      result = coord[axis] == 0 ? value : zeros(loc, *toType);
   } else if (target.isBroadcast()) {
     result = collective(loc, "all_reduce", value, *toType, 0, axis);
   } else {
@@ -370,18 +461,25 @@ LogicalResult RankLocalizer::localizeSplitGather(GatherOp gather,
   int64_t globalRows =
       cast<RankedTensorType>(gather.getData().getType()).getDimSize(axis);
   int64_t rows = cast<RankedTensorType>(data.getType()).getDimSize(axis);
-  int64_t offset = pieceIndex(dataNd, axis) * rows;
   auto scalar = [&](int64_t value) -> Value {
-    auto type = RankedTensorType::get({}, indexElement);
-    return ConstantOp::create(
-        builder, loc, type,
-        DenseElementsAttr::get(type,
-                               builder.getIntegerAttr(indexElement, value)));
+    return scalarConstant(loc, indexElement, value);
   };
+  Value offset = scalar(pieceIndex(dataNd, axis) * rows);
+  if (shared) {
+    // The piece index from the coordinates, outermost axis first.
+    Value index = scalar(0);
+    for (auto [meshAxis, sbp] : llvm::enumerate(dataNd))
+      if (sbp.isSplit() && sbp.axis == axis)
+        index = AddOp::create(
+            builder, loc,
+            MulOp::create(builder, loc, index, scalar(meshShape[meshAxis])),
+            coordinateOf(loc, meshAxis, indexElement));
+    offset = MulOp::create(builder, loc, index, scalar(rows));
+  }
   Value negative = LessOp::create(builder, loc, indices, scalar(0));
   Value wrapped = AddOp::create(builder, loc, indices, scalar(globalRows));
   Value normalized = WhereOp::create(builder, loc, negative, wrapped, indices);
-  Value local = SubOp::create(builder, loc, normalized, scalar(offset));
+  Value local = SubOp::create(builder, loc, normalized, offset);
   Value valid = AndOp::create(
       builder, loc, GreaterOp::create(builder, loc, local, scalar(-1)),
       LessOp::create(builder, loc, local, scalar(rows)));
@@ -450,6 +548,12 @@ LogicalResult RankLocalizer::localizeOp(Operation &op) {
     wanted.push_back(nd.getValues());
   if (failed(mapOperands(op, wanted)))
     return failure();
+
+  // Shared programs: a constant is cut at run time, a variable holds the
+  // piece its rank loads.
+  if (shared && isa<VariableOp, ConstantOp>(op))
+    return localizeShared(op, sig.getOutputs()[0].getValues(),
+                          cast<RankedTensorType>(resultTypes[0]));
 
   // Parameters and constants hold their slice of the data.
   if (isa<VariableOp, ConstantOp>(op)) {
@@ -563,6 +667,60 @@ LogicalResult RankLocalizer::verifyLocal(Operation &op, Operation *clone,
   return diag;
 }
 
+/// A parameter or constant in a program every device runs. A constant is
+/// kept whole and cut by the coordinates. A variable holds the piece along
+/// its split axes: zeros or a splat are the same piece everywhere, other
+/// data stays whole (`oneflow.whole_value`) for each rank to load its piece
+/// at the offsets its coordinates give (`oneflow.mesh_splits`). Partial-sum
+/// axes keep the value on their first device only.
+LogicalResult RankLocalizer::localizeShared(Operation &op, ArrayRef<Sbp> nd,
+                                            RankedTensorType type) {
+  Location loc = op.getLoc();
+  size_t meshRank = meshShape.size();
+  auto global = cast<RankedTensorType>(op.getResult(0).getType());
+  Operation *clone = builder.clone(op, mapping);
+  clone->removeAttr(sbp::SBPDialect::kSignatureAttrName);
+  clone->removeAttr(sbp::SBPDialect::kPlacementAttrName);
+  if (isa<ConstantOp>(op)) {
+    FailureOr<Value> piece = convert(loc, clone->getResult(0), global,
+                                     broadcastNd(meshRank), NdSbp(nd));
+    if (failed(piece))
+      return failure();
+    mapping.map(op.getResult(0), *piece);
+    return success();
+  }
+
+  auto variable = cast<VariableOp>(clone);
+  variable.getOutput().setType(type);
+  if (type != global) {
+    if (ElementsAttr data = variable.getInitialValueAttr()) {
+      auto dense = dyn_cast<DenseElementsAttr>(data);
+      if (dense && dense.isSplat()) {
+        variable.setInitialValueAttr(dense.resizeSplat(type));
+      } else {
+        variable.removeInitialValueAttr();
+        variable->setAttr(kWholeValueAttrName, data);
+      }
+    }
+    SmallVector<Attribute> splits;
+    for (int64_t dim = 0; dim < type.getRank(); ++dim) {
+      SmallVector<int64_t> axes;
+      for (auto [axis, sbp] : llvm::enumerate(nd))
+        if (sbp.isSplit() && sbp.axis == dim)
+          axes.push_back(axis);
+      splits.push_back(builder.getDenseI64ArrayAttr(axes));
+    }
+    variable->setAttr(kMeshSplitsAttrName, builder.getArrayAttr(splits));
+    recordPiece(variable, global, localOffsets(type, nd));
+  }
+  Value value = variable.getOutput();
+  for (auto [axis, sbp] : llvm::enumerate(nd))
+    if (sbp.isPartialSum())
+      value = keepOnFirst(loc, value, axis);
+  mapping.map(op.getResult(0), value);
+  return success();
+}
+
 FailureOr<func::FuncOp> RankLocalizer::run() {
   builder.setInsertionPoint(graph);
   auto local = cast<func::FuncOp>(builder.cloneWithoutRegions(*graph));
@@ -573,7 +731,7 @@ FailureOr<func::FuncOp> RankLocalizer::run() {
   for (unsigned i = 0; i < local.getNumResults(); ++i)
     local.removeResultAttr(
         i, builder.getStringAttr(sbp::SBPDialect::kNdSbpAttrName));
-  Block *body = local.addEntryBlock();
+  body = local.addEntryBlock();
   builder.setInsertionPointToStart(body);
 
   // Every rank receives the full inputs and keeps its piece.
@@ -598,6 +756,8 @@ FailureOr<func::FuncOp> RankLocalizer::run() {
 namespace {
 struct SbpLocalizePass
     : public oneflow::impl::SbpLocalizeBase<SbpLocalizePass> {
+  using Base::Base;
+
   void runOnOperation() override {
     ModuleOp module = getOperation();
     func::FuncOp graph;
@@ -607,13 +767,23 @@ struct SbpLocalizePass
     if (!graph)
       return;
     SymbolTable symbols(module);
-    for (int64_t device = 0; device < mesh.getNumDevices(); ++device) {
-      RankLocalizer localizer(graph, mesh, device);
+    // Shared: the first device's program serves them all.
+    int64_t programs = sharePrograms ? 1 : mesh.getNumDevices();
+    for (int64_t device = 0; device < programs; ++device) {
+      RankLocalizer localizer(graph, mesh, device, sharePrograms);
       FailureOr<func::FuncOp> local = localizer.run();
       if (failed(local))
         return signalPassFailure();
       symbols.insert(*local);
+      if (sharePrograms)
+        (*local)->setAttr(
+            kRoleMembersAttrName,
+            DenseI64ArrayAttr::get(module.getContext(), mesh.getRankList()));
     }
+    if (sharePrograms)
+      module->setAttr(
+          kRoleMeshShapeAttrName,
+          DenseI64ArrayAttr::get(module.getContext(), mesh.getShape()));
     module->setAttr(
         sbp::SBPDialect::kNumRanksAttrName,
         IntegerAttr::get(IntegerType::get(module.getContext(), 64),

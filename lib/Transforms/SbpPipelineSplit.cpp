@@ -410,11 +410,16 @@ struct SbpPipelineSplitPass
       return signalPassFailure();
     }
     int64_t numDevices = count.getInt();
+    // Shared programs (sbp-localize share-programs): device 0's program
+    // serves every device, and each stage's serves that stage's ranks.
+    bool shared = module->hasAttr(kRoleMeshShapeAttrName);
     SmallVector<func::FuncOp> graphs;
     int64_t maxTag = -1;
     for (int64_t device = 0; device < numDevices; ++device) {
       auto graph = module.lookupSymbol<func::FuncOp>(
           ("main_rank" + Twine(device)).str());
+      if (!graph && shared && device > 0)
+        break;
       if (!graph) {
         module.emitError() << "no @main_rank" << device << " program";
         return signalPassFailure();
@@ -444,6 +449,13 @@ struct SbpPipelineSplitPass
         if (failed(scheduleProgram(program, stage, stages, microbatches,
                                    schedule)))
           return signalPassFailure();
+        if (shared) {
+          SmallVector<int64_t> members;
+          for (int64_t member = 0; member < numDevices; ++member)
+            members.push_back(int64_t(stage) * numDevices + member);
+          program->setAttr(kRoleMembersAttrName,
+                           DenseI64ArrayAttr::get(&getContext(), members));
+        }
         split.push_back(program);
       }
     }

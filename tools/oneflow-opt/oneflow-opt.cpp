@@ -81,6 +81,13 @@ static llvm::cl::opt<double> bucketMbOption(
                    "buckets of at most this many MiB (default 25, as DDP; "
                    "0: one collective per tensor)"),
     llvm::cl::init(25.0));
+static llvm::cl::opt<bool> shareProgramsOption(
+    "share-programs",
+    llvm::cl::desc("One program per rank role: the ranks of a mesh (of a "
+                   "pipeline stage) share one program whose device-dependent "
+                   "values come from their mesh coordinates at run time "
+                   "(default on; =false writes one program per rank)"),
+    llvm::cl::init(true));
 static llvm::cl::opt<std::string> deviceOption(
     "device",
     llvm::cl::desc("Device kind: cpu, or cuda[:sm_XX] (a GPU architecture)"),
@@ -371,7 +378,8 @@ static int compileToPlan(llvm::StringRef input, llvm::StringRef outputDir,
   }
   if (!meshOption.empty() ||
       (graph && graph->hasAttr(sbp::SBPDialect::kPlacementAttrName)))
-    pm.addPass(oneflow::createSbpLocalize());
+    pm.addPass(oneflow::createSbpLocalize(
+        oneflow::SbpLocalizeOptions{shareProgramsOption}));
   if (stagesOption > 1) {
     oneflow::SbpPipelineSplitOptions split;
     split.stages = stagesOption;

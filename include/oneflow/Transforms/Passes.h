@@ -36,6 +36,17 @@ constexpr llvm::StringLiteral kLogicalNameAttrName = "oneflow.logical_name";
 constexpr llvm::StringLiteral kLogicalShapeAttrName = "oneflow.logical_shape";
 constexpr llvm::StringLiteral kLogicalOffsetsAttrName =
     "oneflow.logical_offsets";
+/// Variable of a program shared by several ranks (sbp-localize
+/// share-programs): the mesh axes that split each dimension, outermost
+/// first (an array of i64 arrays), and, when its data is not a splat, the
+/// whole tensor it is a piece of (each rank loads its piece).
+constexpr llvm::StringLiteral kMeshSplitsAttrName = "oneflow.mesh_splits";
+constexpr llvm::StringLiteral kWholeValueAttrName = "oneflow.whole_value";
+/// Program shared by several ranks: their global ranks, in device order
+/// (the first is the program's own rank).
+constexpr llvm::StringLiteral kRoleMembersAttrName = "sbp.role_members";
+/// Module of shared programs: the mesh shape the members are laid out on.
+constexpr llvm::StringLiteral kRoleMeshShapeAttrName = "sbp.role_mesh_shape";
 /// The pipeline stage of an op (user annotation or sbp-pipeline-stages).
 constexpr llvm::StringLiteral kStageAttrName = "oneflow.stage";
 /// Graph argument/result names (as in the ONNX model).

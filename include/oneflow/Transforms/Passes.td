@@ -133,7 +133,20 @@ def SbpLocalize : Pass<"sbp-localize", "ModuleOp"> {
     mesh axis at a time (or a local slice, or zeros for the non-owning
     pieces of a partial sum). The module gets `sbp.num_ranks`; @main is
     removed.
+
+    With `share-programs`, only the first device's program is written and
+    every device of the mesh runs it (one program per rank role): what
+    depends on the device is computed from a `mesh_coordinates` variable
+    at run time (`oneflow.coordinate_slice` cuts pieces, masks keep partial
+    sums on one device), split parameters keep their whole data
+    (`oneflow.whole_value`) for each rank to load its piece, collectives
+    name their mesh axis, and the program lists its ranks in
+    `sbp.role_members`.
   }];
+  let options = [
+    Option<"sharePrograms", "share-programs", "bool", /*default=*/"false",
+           "Write one program that every device of the mesh runs">
+  ];
   let dependentDialects = ["::mlir::sbp::SBPDialect",
                            "::mlir::oneflow::OneFlowDialect"];
 }

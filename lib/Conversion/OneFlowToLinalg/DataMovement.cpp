@@ -28,11 +28,11 @@ struct TransposeLowering : public OpConversionPattern<TransposeOp> {
   matchAndRewrite(TransposeOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
-    rewriter.replaceOp(
-        op, linalg::TransposeOp::create(rewriter, loc, adaptor.getX(),
-                                        emptyTensor(rewriter, loc, op.getType()),
-                                        op.getPerm())
-                .getResult()[0]);
+    rewriter.replaceOp(op, linalg::TransposeOp::create(
+                               rewriter, loc, adaptor.getX(),
+                               emptyTensor(rewriter, loc, op.getType()),
+                               op.getPerm())
+                               .getResult()[0]);
     return success();
   }
 };
@@ -48,10 +48,11 @@ struct ConcatLowering : public OpConversionPattern<ConcatOp> {
     int64_t axis = op.getAxis(), offset = 0;
     for (Value input : adaptor.getInputs()) {
       RankedTensorType inputType = typeOf(input);
-      SmallVector<OpFoldResult> offsets(type.getRank(), rewriter.getIndexAttr(0));
+      SmallVector<OpFoldResult> offsets(type.getRank(),
+                                        rewriter.getIndexAttr(0));
       offsets[axis] = rewriter.getIndexAttr(offset);
-      SmallVector<OpFoldResult> sizes, strides(type.getRank(),
-                                                rewriter.getIndexAttr(1));
+      SmallVector<OpFoldResult> sizes,
+          strides(type.getRank(), rewriter.getIndexAttr(1));
       for (int64_t d : inputType.getShape())
         sizes.push_back(rewriter.getIndexAttr(d));
       result = tensor::InsertSliceOp::create(rewriter, loc, input, result,
@@ -73,10 +74,11 @@ struct SplitLowering : public OpConversionPattern<SplitOp> {
     SmallVector<Value> results;
     for (Value output : op.getOutputs()) {
       RankedTensorType type = typeOf(output);
-      SmallVector<OpFoldResult> offsets(type.getRank(), rewriter.getIndexAttr(0));
+      SmallVector<OpFoldResult> offsets(type.getRank(),
+                                        rewriter.getIndexAttr(0));
       offsets[axis] = rewriter.getIndexAttr(offset);
-      SmallVector<OpFoldResult> sizes, strides(type.getRank(),
-                                                rewriter.getIndexAttr(1));
+      SmallVector<OpFoldResult> sizes,
+          strides(type.getRank(), rewriter.getIndexAttr(1));
       for (int64_t d : type.getShape())
         sizes.push_back(rewriter.getIndexAttr(d));
       results.push_back(tensor::ExtractSliceOp::create(
@@ -167,19 +169,74 @@ struct GatherLowering : public OpConversionPattern<GatherOp> {
     SmallVector<AffineExpr> exprs;
     for (int64_t d = 0; d < indexRank; ++d)
       exprs.push_back(rewriter.getAffineDimExpr(axis + d));
-    AffineMap indexMap = AffineMap::get(type.getRank(), 0, exprs,
-                                        rewriter.getContext());
+    AffineMap indexMap =
+        AffineMap::get(type.getRank(), 0, exprs, rewriter.getContext());
     rewriter.replaceOp(
         op, buildIndexedRead(
                 rewriter, loc, type, adaptor.getData(), {adaptor.getIndices()},
                 {indexMap},
                 [&](OpBuilder &b, Location l, ValueRange ivs, ValueRange args) {
                   SmallVector<Value> indices(ivs.take_front(axis));
-                  indices.push_back(normalizedIndex(b, l, args[0],
-                                                    data.getDimSize(axis)));
+                  indices.push_back(
+                      normalizedIndex(b, l, args[0], data.getDimSize(axis)));
                   llvm::append_range(indices, ivs.drop_front(axis + indexRank));
                   return indices;
                 }));
+    return success();
+  }
+};
+
+/// y[..., i, ...] = x[..., i + coordinates[mesh_axis] * step, ...] or zero
+/// outside x: a generic reading x and the coordinates at computed indices.
+struct CoordinateSliceLowering : public OpConversionPattern<CoordinateSliceOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(CoordinateSliceOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    RankedTensorType type = op.getType();
+    int64_t axis = op.getAxis();
+    int64_t size = typeOf(adaptor.getX()).getDimSize(axis);
+    Value source = adaptor.getX(), coordinates = adaptor.getCoordinates();
+    int64_t rank = type.getRank();
+    SmallVector<utils::IteratorType> iterators(rank,
+                                               utils::IteratorType::parallel);
+    Value result =
+        linalg::GenericOp::create(
+            rewriter, loc, TypeRange{type}, ValueRange{},
+            ValueRange{emptyTensor(rewriter, loc, type)},
+            SmallVector<AffineMap>{rewriter.getMultiDimIdentityMap(rank)},
+            iterators,
+            [&](OpBuilder &b, Location l, ValueRange) {
+              Value coordinate = tensor::ExtractOp::create(
+                  b, l, coordinates,
+                  ValueRange{indexConstant(b, l, op.getMeshAxis())});
+              Value start =
+                  arith::MulIOp::create(b, l,
+                                        arith::IndexCastOp::create(
+                                            b, l, b.getIndexType(), coordinate),
+                                        indexConstant(b, l, op.getStep()));
+              SmallVector<Value> indices;
+              for (int64_t d = 0; d < rank; ++d)
+                indices.push_back(linalg::IndexOp::create(b, l, d));
+              Value index = arith::AddIOp::create(b, l, indices[axis], start);
+              Value inside = arith::AndIOp::create(
+                  b, l,
+                  arith::CmpIOp::create(b, l, arith::CmpIPredicate::sge, index,
+                                        indexConstant(b, l, 0)),
+                  arith::CmpIOp::create(b, l, arith::CmpIPredicate::slt, index,
+                                        indexConstant(b, l, size)));
+              indices[axis] = arith::SelectOp::create(b, l, inside, index,
+                                                      indexConstant(b, l, 0));
+              Value element = tensor::ExtractOp::create(b, l, source, indices);
+              Value zero = arith::ConstantOp::create(
+                  b, l, b.getZeroAttr(type.getElementType()));
+              linalg::YieldOp::create(b, l,
+                                      ValueRange{arith::SelectOp::create(
+                                          b, l, inside, element, zero)});
+            })
+            .getResult(0);
+    rewriter.replaceOp(op, result);
     return success();
   }
 };
@@ -212,11 +269,10 @@ struct ExpandLowering : public OpConversionPattern<ExpandOp> {
   matchAndRewrite(ExpandOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     rewriter.replaceOp(
-        op, buildElementwise(rewriter, op.getLoc(), op.getType(),
-                             {adaptor.getX()},
-                             [](OpBuilder &, Location, ValueRange args) {
-                               return args[0];
-                             }));
+        op,
+        buildElementwise(
+            rewriter, op.getLoc(), op.getType(), {adaptor.getX()},
+            [](OpBuilder &, Location, ValueRange args) { return args[0]; }));
     return success();
   }
 };
@@ -235,8 +291,8 @@ struct TileLowering : public OpConversionPattern<TileOp> {
                   for (auto [d, iv] : llvm::enumerate(ivs))
                     indices.push_back(arith::RemUIOp::create(
                         b, l, iv,
-                        indexConstant(b, l, std::max<int64_t>(
-                                                input.getDimSize(d), 1))));
+                        indexConstant(
+                            b, l, std::max<int64_t>(input.getDimSize(d), 1))));
                   return indices;
                 }));
     return success();
@@ -323,12 +379,11 @@ struct CumSumLowering : public OpConversionPattern<CumSumOp> {
     if (suffix.empty())
       return rewriter.notifyMatchFailure(op, "unsupported element type");
     auto [outer, n, inner] = aroundAxis(type, op.getAxis());
-    rewriter.replaceOp(
-        op, buildLibraryCall(rewriter, op.getLoc(),
-                             ("oneflow_cumsum_" + suffix).str(),
-                             {adaptor.getX()}, {type},
-                             {outer, n, inner, op.getExclusive(),
-                              op.getReverse()}));
+    rewriter.replaceOp(op, buildLibraryCall(rewriter, op.getLoc(),
+                                            ("oneflow_cumsum_" + suffix).str(),
+                                            {adaptor.getX()}, {type},
+                                            {outer, n, inner, op.getExclusive(),
+                                             op.getReverse()}));
     return success();
   }
 };
@@ -344,12 +399,12 @@ struct TopKLowering : public OpConversionPattern<TopKOp> {
       return rewriter.notifyMatchFailure(op, "unsupported element type");
     auto [outer, n, inner] = aroundAxis(type, op.getAxis());
     rewriter.replaceOp(
-        op, buildLibraryCall(rewriter, op.getLoc(),
-                             ("oneflow_topk_" + suffix).str(), {adaptor.getX()},
-                             {op.getValues().getType(),
-                              op.getIndices().getType()},
-                             {outer, n, inner, (int64_t)op.getK(),
-                              op.getSmallest(), op.getSorted()}));
+        op,
+        buildLibraryCall(rewriter, op.getLoc(),
+                         ("oneflow_topk_" + suffix).str(), {adaptor.getX()},
+                         {op.getValues().getType(), op.getIndices().getType()},
+                         {outer, n, inner, (int64_t)op.getK(), op.getSmallest(),
+                          op.getSorted()}));
     return success();
   }
 };
@@ -362,12 +417,11 @@ struct MaxPoolLowering : public OpConversionPattern<MaxPool2DOp> {
     Location loc = op.getLoc();
     RankedTensorType type = op.getType();
     Type element = type.getElementType();
-    Value padded = padForPooling(rewriter, loc, adaptor.getX(), type,
-                                 op.getKernel(), op.getStrides(),
-                                 op.getDilations(), op.getPads(),
-                                 lowestValue(element));
-    Value window = emptyTensor(
-        rewriter, loc, RankedTensorType::get(op.getKernel(), element));
+    Value padded = padForPooling(
+        rewriter, loc, adaptor.getX(), type, op.getKernel(), op.getStrides(),
+        op.getDilations(), op.getPads(), lowestValue(element));
+    Value window = emptyTensor(rewriter, loc,
+                               RankedTensorType::get(op.getKernel(), element));
     Value init = filledTensor(rewriter, loc, type, lowestValue(element));
     auto pool = linalg::PoolingNchwMaxOp::create(
         rewriter, loc, TypeRange{type}, ValueRange{padded, window},
@@ -392,32 +446,33 @@ struct AvgPoolLowering : public OpConversionPattern<AvgPool2DOp> {
     ArrayRef<int64_t> kernel = op.getKernel(), strides = op.getStrides(),
                       pads = op.getPads();
     SmallVector<int64_t> dilations = {1, 1};
-    Value padded = padForPooling(rewriter, loc, adaptor.getX(), type, kernel,
-                                 strides, dilations, pads,
-                                 rewriter.getZeroAttr(element));
+    Value padded =
+        padForPooling(rewriter, loc, adaptor.getX(), type, kernel, strides,
+                      dilations, pads, rewriter.getZeroAttr(element));
     Value window =
         emptyTensor(rewriter, loc, RankedTensorType::get(kernel, element));
-    Value init = filledTensor(rewriter, loc, type, rewriter.getZeroAttr(element));
-    Value sum =
-        linalg::PoolingNchwSumOp::create(
-            rewriter, loc, TypeRange{type}, ValueRange{padded, window},
-            ValueRange{init},
-            {rewriter.getNamedAttr("strides", rewriter.getI64VectorAttr(strides)),
-             rewriter.getNamedAttr("dilations",
-                                   rewriter.getI64VectorAttr(dilations))})
-            .getResult(0);
+    Value init =
+        filledTensor(rewriter, loc, type, rewriter.getZeroAttr(element));
+    Value sum = linalg::PoolingNchwSumOp::create(
+                    rewriter, loc, TypeRange{type}, ValueRange{padded, window},
+                    ValueRange{init},
+                    {rewriter.getNamedAttr("strides",
+                                           rewriter.getI64VectorAttr(strides)),
+                     rewriter.getNamedAttr(
+                         "dilations", rewriter.getI64VectorAttr(dilations))})
+                    .getResult(0);
     // The divisor of each output position depends only on shapes.
     Value scale = avgPoolReciprocals(rewriter, loc, element, type.getDimSize(2),
                                      type.getDimSize(3), input.getDimSize(2),
                                      input.getDimSize(3), kernel, strides, pads,
                                      op.getCountIncludePad());
-    rewriter.replaceOp(op, buildElementwise(
-                               rewriter, loc, type, {sum, scale},
-                               [](OpBuilder &b, Location l, ValueRange args) {
-                                 return arith::MulFOp::create(b, l, args[0],
-                                                              args[1])
-                                     .getResult();
-                               }));
+    rewriter.replaceOp(
+        op,
+        buildElementwise(
+            rewriter, loc, type, {sum, scale},
+            [](OpBuilder &b, Location l, ValueRange args) {
+              return arith::MulFOp::create(b, l, args[0], args[1]).getResult();
+            }));
     return success();
   }
 };
@@ -428,7 +483,8 @@ void lowering::populateDataMovementPatterns(RewritePatternSet &patterns) {
   patterns.add<ReshapeLowering<ReshapeOp>, ReshapeLowering<FlattenOp>,
                ReshapeLowering<SqueezeOp>, ReshapeLowering<UnsqueezeOp>,
                TransposeLowering, ConcatLowering, SplitLowering, SliceLowering,
-               GatherLowering, GatherElementsLowering, ExpandLowering,
-               TileLowering, PadLowering, CumSumLowering, TopKLowering,
-               MaxPoolLowering, AvgPoolLowering>(patterns.getContext());
+               GatherLowering, GatherElementsLowering, CoordinateSliceLowering,
+               ExpandLowering, TileLowering, PadLowering, CumSumLowering,
+               TopKLowering, MaxPoolLowering, AvgPoolLowering>(
+      patterns.getContext());
 }

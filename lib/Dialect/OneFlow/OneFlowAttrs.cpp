@@ -31,6 +31,7 @@ unsigned paramsOf(InitDistribution distribution) {
   switch (distribution) {
   case InitDistribution::Zeros:
   case InitDistribution::Ones:
+  case InitDistribution::MeshCoordinates:
     return 0;
   case InitDistribution::Normal:
     return kMean | kStd | kSeed | kStream;
@@ -55,7 +56,8 @@ std::string text(double value) {
 
 bool InitializerAttr::isRandom() const {
   return getDistribution() != InitDistribution::Zeros &&
-         getDistribution() != InitDistribution::Ones;
+         getDistribution() != InitDistribution::Ones &&
+         getDistribution() != InitDistribution::MeshCoordinates;
 }
 
 uint64_t InitializerAttr::getStreamFor(StringRef name) const {
@@ -87,6 +89,7 @@ InitializerAttr::verify(function_ref<InFlightDiagnostic()> emitError,
   switch (distribution) {
   case InitDistribution::Zeros:
   case InitDistribution::Ones:
+  case InitDistribution::MeshCoordinates:
     return success();
   case InitDistribution::Normal:
     if (sd < 0)

@@ -60,8 +60,8 @@ static LogicalResult inferFromShapeRule(std::optional<Location> location,
 LogicalResult mlir::oneflow::verifyAxis(Operation *op, int64_t axis,
                                         int64_t rank) {
   if (axis < 0 || axis >= rank)
-    return op->emitOpError() << "axis " << axis
-                             << " is out of range for rank " << rank;
+    return op->emitOpError()
+           << "axis " << axis << " is out of range for rank " << rank;
   return success();
 }
 
@@ -93,9 +93,9 @@ mlir::oneflow::inferBroadcastType(std::optional<Location> location,
                                          "broadcast-compatible");
     shape = std::move(next);
   }
-  Type elementType =
-      isCompare ? IntegerType::get(operands.front().getContext(), 1)
-                : getElementTypeOrSelf(operands.back().getType());
+  Type elementType = isCompare
+                         ? IntegerType::get(operands.front().getContext(), 1)
+                         : getElementTypeOrSelf(operands.back().getType());
   inferred.push_back(RankedTensorType::get(shape, elementType));
   return success();
 }
@@ -155,14 +155,15 @@ static std::optional<int64_t> checkedProduct(ArrayRef<int64_t> sizes) {
 //===----------------------------------------------------------------------===//
 
 LogicalResult ClipOp::verify() {
-  if (getMin() && getMax() && getMin()->convertToDouble() >
-                                   getMax()->convertToDouble())
+  if (getMin() && getMax() &&
+      getMin()->convertToDouble() > getMax()->convertToDouble())
     return emitOpError() << "min " << getMin()->convertToDouble()
                          << " exceeds max " << getMax()->convertToDouble();
   return success();
 }
 
-LogicalResult WhereOp::inferReturnTypes(MLIRContext *, std::optional<Location> location,
+LogicalResult WhereOp::inferReturnTypes(MLIRContext *,
+                                        std::optional<Location> location,
                                         Adaptor adaptor,
                                         SmallVectorImpl<Type> &inferred) {
   return inferBroadcastType(location, adaptor.getOperands(),
@@ -175,8 +176,8 @@ LogicalResult WhereOp::inferReturnTypes(MLIRContext *, std::optional<Location> l
 
 LogicalResult CastOp::verify() {
   if (getX().getType().getShape() != getY().getType().getShape())
-    return emitOpError() << "cast must keep the shape: "
-                         << getX().getType() << " vs " << getY().getType();
+    return emitOpError() << "cast must keep the shape: " << getX().getType()
+                         << " vs " << getY().getType();
   return success();
 }
 
@@ -193,6 +194,12 @@ LogicalResult VariableOp::verify() {
   if (std::optional<InitializerAttr> init = getInitializer()) {
     if (getInitialValue())
       return emitOpError() << "has both an initial value and an initializer";
+    auto type = getOutput().getType();
+    if (init->getDistribution() == InitDistribution::MeshCoordinates &&
+        (type.getRank() != 1 || !type.getElementType().isInteger(64)))
+      return emitOpError() << "holds mesh coordinates, which need a 1-D i64 "
+                              "tensor, not "
+                           << type;
     if (init->isRandom() &&
         !isa<FloatType>(getOutput().getType().getElementType()))
       return emitOpError() << "cannot draw "
@@ -222,20 +229,21 @@ LogicalResult MatmulOp::inferReturnTypes(MLIRContext *,
                                          SmallVectorImpl<Type> &inferred) {
   auto a = tensorTypeOf(adaptor.getA()), b = tensorTypeOf(adaptor.getB());
   if (a.getRank() != 2 || b.getRank() != 2)
-    return emitOptionalError(location, "matmul operands must be 2-D, got ",
-                             a, " and ", b);
+    return emitOptionalError(location, "matmul operands must be 2-D, got ", a,
+                             " and ", b);
   auto [m, ka] = matrixDims(a, adaptor.getTransposeA());
   auto [kb, n] = matrixDims(b, adaptor.getTransposeB());
   if (ka != kb)
-    return emitOptionalError(location, "matmul contraction sizes differ: ",
-                             ka, " vs ", kb);
+    return emitOptionalError(location, "matmul contraction sizes differ: ", ka,
+                             " vs ", kb);
   inferred.push_back(RankedTensorType::get({m, n}, a.getElementType()));
   return success();
 }
 
-LogicalResult BatchMatmulOp::inferReturnTypes(
-    MLIRContext *, std::optional<Location> location, Adaptor adaptor,
-    SmallVectorImpl<Type> &inferred) {
+LogicalResult BatchMatmulOp::inferReturnTypes(MLIRContext *,
+                                              std::optional<Location> location,
+                                              Adaptor adaptor,
+                                              SmallVectorImpl<Type> &inferred) {
   auto a = tensorTypeOf(adaptor.getA()), b = tensorTypeOf(adaptor.getB());
   if (a.getRank() < 2 || b.getRank() < 2)
     return emitOptionalError(location,
@@ -243,9 +251,8 @@ LogicalResult BatchMatmulOp::inferReturnTypes(
   auto [m, ka] = matrixDims(a, adaptor.getTransposeA());
   auto [kb, n] = matrixDims(b, adaptor.getTransposeB());
   if (ka != kb)
-    return emitOptionalError(location,
-                             "batch_matmul contraction sizes differ: ", ka,
-                             " vs ", kb);
+    return emitOptionalError(
+        location, "batch_matmul contraction sizes differ: ", ka, " vs ", kb);
   SmallVector<int64_t> batch;
   if (!OpTrait::util::getBroadcastedShape(a.getShape().drop_back(2),
                                           b.getShape().drop_back(2), batch))
@@ -259,15 +266,15 @@ LogicalResult BatchMatmulOp::inferReturnTypes(
 /// Output size of a sliding window along one dimension; nullopt when the
 /// padded size or the dilated kernel overflows int64_t. All inputs are
 /// non-negative and kernel, stride and dilation are >= 1.
-static std::optional<int64_t>
-windowOutputSize(int64_t size, int64_t padBegin, int64_t padEnd,
-                 int64_t kernel, int64_t stride, int64_t dilation,
-                 bool ceilMode) {
+static std::optional<int64_t> windowOutputSize(int64_t size, int64_t padBegin,
+                                               int64_t padEnd, int64_t kernel,
+                                               int64_t stride, int64_t dilation,
+                                               bool ceilMode) {
   std::optional<int64_t> padded = llvm::checkedAdd(size, padBegin);
   if (padded)
     padded = llvm::checkedAdd(*padded, padEnd);
-  std::optional<int64_t> extent = llvm::checkedMulAdd(dilation, kernel - 1,
-                                                      int64_t(1));
+  std::optional<int64_t> extent =
+      llvm::checkedMulAdd(dilation, kernel - 1, int64_t(1));
   if (!padded || !extent)
     return std::nullopt;
   if (*padded < *extent)
@@ -301,11 +308,11 @@ inferWindowSizes(EmitErrorFn emitError, RankedTensorType x,
       failed(checkList(emitError, dilations, 2, 1, "dilations")))
     return failure();
   std::optional<int64_t> h =
-      windowOutputSize(x.getDimSize(2), pads[0], pads[2], kernel[0],
-                       strides[0], dilations[0], ceilMode);
+      windowOutputSize(x.getDimSize(2), pads[0], pads[2], kernel[0], strides[0],
+                       dilations[0], ceilMode);
   std::optional<int64_t> w =
-      windowOutputSize(x.getDimSize(3), pads[1], pads[3], kernel[1],
-                       strides[1], dilations[1], ceilMode);
+      windowOutputSize(x.getDimSize(3), pads[1], pads[3], kernel[1], strides[1],
+                       dilations[1], ceilMode);
   if (!h || !w)
     return fail(emitError, "window sizes overflow on input ", x);
   outH = *h;
@@ -361,9 +368,8 @@ LogicalResult Conv2DOp::inferReturnTypes(MLIRContext *,
     auto biasType = tensorTypeOf(bias);
     if (biasType.getRank() != 1 || biasType.getDimSize(0) != outChannels ||
         biasType.getElementType() != x.getElementType())
-      return emitOptionalError(location, "conv2d bias must be [",
-                               outChannels, "] of ", x.getElementType(),
-                               ", got ", biasType);
+      return emitOptionalError(location, "conv2d bias must be [", outChannels,
+                               "] of ", x.getElementType(), ", got ", biasType);
   }
   inferred.push_back(RankedTensorType::get(shape, x.getElementType()));
   return success();
@@ -718,8 +724,9 @@ LogicalResult ConcatOp::inferReturnTypes(MLIRContext *,
                                          "type and rank");
     for (int64_t dim = 0; dim < type.getRank(); ++dim)
       if (dim != axis && type.getDimSize(dim) != first.getDimSize(dim))
-        return emitOptionalError(location, "concat inputs differ in "
-                                           "dimension ",
+        return emitOptionalError(location,
+                                 "concat inputs differ in "
+                                 "dimension ",
                                  dim, " (", type.getDimSize(dim), " vs ",
                                  first.getDimSize(dim), ")");
     std::optional<int64_t> sum =
@@ -780,8 +787,8 @@ LogicalResult mlir::oneflow::inferSliceShape(EmitErrorFn emitError,
                 rank, ")");
   shape.clear();
   for (size_t dim = 0; dim < rank; ++dim) {
-    int64_t size = x.getDimSize(dim), start = starts[dim],
-            limit = limits[dim], step = steps[dim];
+    int64_t size = x.getDimSize(dim), start = starts[dim], limit = limits[dim],
+            step = steps[dim];
     // An empty negative-step slice may start at 0 of an empty dimension,
     // but a non-empty one must start at an element.
     bool valid = step > 0 ? (0 <= start && start <= limit && limit <= size)
@@ -792,8 +799,8 @@ LogicalResult mlir::oneflow::inferSliceShape(EmitErrorFn emitError,
                   "] of dimension ", dim, " of size ", size);
     // ceil(distance / |step|) in unsigned arithmetic: |step| may be 2^63,
     // and the naive (distance + |step| - 1) / |step| overflows.
-    uint64_t distance = step > 0 ? uint64_t(limit - start)
-                                 : uint64_t(start - limit);
+    uint64_t distance =
+        step > 0 ? uint64_t(limit - start) : uint64_t(start - limit);
     uint64_t absStep = step > 0 ? uint64_t(step) : 0 - uint64_t(step);
     uint64_t count = distance == 0 ? 0 : (distance - 1) / absStep + 1;
     shape.push_back(int64_t(count));
@@ -863,13 +870,13 @@ LogicalResult ExpandOp::verify() {
   ArrayRef<int64_t> from = getX().getType().getShape(),
                     to = getY().getType().getShape();
   if (from.size() > to.size())
-    return emitOpError() << "cannot expand rank " << from.size()
-                         << " to rank " << to.size();
+    return emitOpError() << "cannot expand rank " << from.size() << " to rank "
+                         << to.size();
   ArrayRef<int64_t> aligned = to.take_back(from.size());
   for (auto [f, t] : llvm::zip(from, aligned))
     if (f != t && f != 1)
-      return emitOpError() << "cannot broadcast " << getX().getType()
-                           << " to " << getY().getType();
+      return emitOpError() << "cannot broadcast " << getX().getType() << " to "
+                           << getY().getType();
   return success();
 }
 
@@ -911,8 +918,8 @@ LogicalResult TileOp::inferReturnTypes(MLIRContext *,
                                        Adaptor adaptor,
                                        SmallVectorImpl<Type> &inferred) {
   auto x = tensorTypeOf(adaptor.getX());
-  if (failed(checkList(location, adaptor.getRepeats(), x.getRank(), 0,
-                       "repeats")))
+  if (failed(
+          checkList(location, adaptor.getRepeats(), x.getRank(), 0, "repeats")))
     return failure();
   SmallVector<int64_t> shape;
   for (auto [dim, size, repeat] :
@@ -1007,8 +1014,9 @@ LogicalResult ConvTranspose2DOp::inferReturnTypes(
       return emitOptionalError(location, "output size overflows int64_t");
     int64_t out = *size - pads[d] - pads[2 + d];
     if (out <= 0 || x.getDimSize(2 + d) == 0)
-      return emitOptionalError(location, "padding leaves no output along "
-                                         "spatial dimension ",
+      return emitOptionalError(location,
+                               "padding leaves no output along "
+                               "spatial dimension ",
                                d);
     shape.push_back(out);
   }
@@ -1049,6 +1057,25 @@ LogicalResult GatherElementsOp::inferReturnTypes(
                            inferred);
 }
 
+LogicalResult CoordinateSliceOp::verify() {
+  RankedTensorType x = getX().getType(), y = getY().getType();
+  int64_t axis = getAxis();
+  if (failed(verifyAxis(*this, axis, x.getRank())))
+    return failure();
+  if (x.getRank() != y.getRank())
+    return emitOpError() << "keeps the rank: " << x << " vs " << y;
+  for (int64_t dim = 0; dim < x.getRank(); ++dim)
+    if (dim != axis && x.getDimSize(dim) != y.getDimSize(dim))
+      return emitOpError() << "changes only dimension " << axis << ": " << x
+                           << " vs " << y;
+  int64_t meshAxes = getCoordinates().getType().getNumElements();
+  if (getCoordinates().getType().getRank() != 1 || getMeshAxis() < 0 ||
+      getMeshAxis() >= meshAxes)
+    return emitOpError() << "reads coordinate " << getMeshAxis() << " of "
+                         << getCoordinates().getType();
+  return success();
+}
+
 LogicalResult CumSumOp::verify() {
   return verifyAxis(*this, getAxis(), getX().getType().getRank());
 }
@@ -1068,6 +1095,7 @@ LogicalResult TopKOp::inferReturnTypes(MLIRContext *context,
   SmallVector<int64_t> shape(x.getShape());
   shape[axis] = k;
   inferred.push_back(RankedTensorType::get(shape, x.getElementType()));
-  inferred.push_back(RankedTensorType::get(shape, IntegerType::get(context, 64)));
+  inferred.push_back(
+      RankedTensorType::get(shape, IntegerType::get(context, 64)));
   return success();
 }

@@ -388,6 +388,19 @@ SbpFactorRule PadOp::getSbpFactorRule() {
   return linear ? spec.build(PartialRule::Joint) : spec.build();
 }
 
+SbpFactorRule CoordinateSliceOp::getSbpFactorRule() {
+  // Made by localization, on local pieces: the other dimensions pass
+  // through, the coordinates are whole.
+  RuleSpec spec;
+  std::string dims;
+  for (int64_t dim = 0; dim < getX().getType().getRank(); ++dim)
+    dims.push_back(dim == int64_t(getAxis()) ? '_' : spec.fresh());
+  spec.addOperand(dims);
+  spec.addOperand("_");
+  spec.addResult(dims);
+  return spec.build(PartialRule::Joint, {0});
+}
+
 SbpFactorRule TileOp::getSbpFactorRule() {
   RuleSpec spec;
   std::string dims;

@@ -303,6 +303,21 @@ LogicalResult SBPDialect::verifyOperationAttribute(Operation *op,
              << "'" << name << "' must be a positive integer on a module";
     return success();
   }
+  // Shared programs (sbp-localize share-programs): the ranks running a
+  // program, and the mesh they lie on.
+  if (name == "sbp.role_members" || name == "sbp.role_mesh_shape") {
+    auto values = dyn_cast<DenseI64ArrayAttr>(attr.getValue());
+    bool onModule = name == "sbp.role_mesh_shape";
+    if (!values || values.empty() ||
+        (onModule ? !isa<ModuleOp>(op) : !isa<FunctionOpInterface>(op)) ||
+        llvm::any_of(values.asArrayRef(),
+                     [&](int64_t v) { return onModule ? v < 1 : v < 0; }))
+      return op->emitOpError()
+             << "'" << name << "' must be a non-empty array of "
+             << (onModule ? "positive mesh axis sizes on a module"
+                          : "non-negative ranks on a function");
+    return success();
+  }
   return op->emitOpError() << "unknown sbp attribute '" << name << "'";
 }
 

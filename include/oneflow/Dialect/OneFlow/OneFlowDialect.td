@@ -71,7 +71,8 @@ def OneFlow_InitDistribution : I32EnumAttr<"InitDistribution",
       I32EnumAttrCase<"Ones", 1, "ones">,
       I32EnumAttrCase<"Normal", 2, "normal">,
       I32EnumAttrCase<"Uniform", 3, "uniform">,
-      I32EnumAttrCase<"TruncatedNormal", 4, "truncated_normal">]> {
+      I32EnumAttrCase<"TruncatedNormal", 4, "truncated_normal">,
+      I32EnumAttrCase<"MeshCoordinates", 5, "mesh_coordinates">]> {
   let genSpecializedAttr = 0;
   let cppNamespace = "::mlir::oneflow";
 }
@@ -97,6 +98,10 @@ def OneFlow_InitializerAttr : AttrDef<OneFlow_Dialect, "Initializer"> {
     #oneflow.init<truncated_normal, mean = 0.0, std = 1.0, a = -2.0, b = 2.0, seed = 7>
     #oneflow.init<ones>
     ```
+
+    `mesh_coordinates` is not a distribution: each rank fills the (i64,
+    one element per mesh axis) tensor with its own mesh coordinates, which
+    a program shared by the ranks of a mesh reads its slice offsets from.
 
     Omitted parameters take PyTorch's defaults (mean 0, std 1, uniform
     bounds [0, 1), truncation bounds [-2, 2], seed 0).

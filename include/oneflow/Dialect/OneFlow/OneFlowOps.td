@@ -694,6 +694,32 @@ def OneFlow_PadOp : OneFlow_InferredOp<"pad"> {
   let assemblyFormat = "$x attr-dict `:` type($x) `->` type($y)";
 }
 
+def OneFlow_CoordinateSliceOp : OneFlow_Op<"coordinate_slice", [Pure,
+    AllElementTypesMatch<["x", "y"]>]> {
+  let summary = "a window along one axis placed by this rank's mesh coordinate";
+  let description = [{
+    `y[..., i, ...] = x[..., i + coordinates[mesh_axis] * step, ...]` along
+    `axis`, zero where that index falls outside `x`; the other dimensions
+    are equal. `coordinates` holds the rank's coordinate along each mesh
+    axis (a `mesh_coordinates` variable), so one program serves every rank
+    of a mesh: a positive `step` cuts the rank's piece of a replicated
+    tensor, a negative one places the rank's piece into zeros (a partial
+    sum).
+
+    ```mlir
+    %y = oneflow.coordinate_slice %x, %coords {axis = 0, mesh_axis = 1, step = 32}
+        : (tensor<64x8xf32>, tensor<2xi64>) -> tensor<32x8xf32>
+    ```
+  }];
+  let arguments = (ins OneFlow_Tensor:$x, OneFlow_I64Tensor:$coordinates,
+                       I64Attr:$axis, I64Attr:$mesh_axis, I64Attr:$step);
+  let results = (outs OneFlow_Tensor:$y);
+  let assemblyFormat = [{
+    $x `,` $coordinates attr-dict `:` functional-type(operands, results)
+  }];
+  let hasVerifier = 1;
+}
+
 def OneFlow_TileOp : OneFlow_InferredOp<"tile"> {
   let summary = "repeat the tensor along each dimension";
   let arguments = (ins OneFlow_Tensor:$x, DenseI64ArrayAttr:$repeats);

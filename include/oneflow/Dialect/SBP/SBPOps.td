@@ -72,6 +72,9 @@ def SBP_CollectiveOp : SBP_Op<"collective"> {
     `axis` in group order; `reduce_scatter` keeps piece `index in group`
     along `axis` of the sum; `all_to_all` splits along `axis`, sends piece j
     to member j and concatenates what it receives along `concat_axis`.
+    In a program shared by the ranks of a mesh, `mesh_axis` names the axis
+    the group runs along and `group`/`tag` are the first device's: each
+    rank's own follow from its coordinates.
 
     ```mlir
     %y = sbp.collective all_gather %x group = [0, 2] axis = 0 tag = 3
@@ -82,7 +85,7 @@ def SBP_CollectiveOp : SBP_Op<"collective"> {
                        DenseI64ArrayAttr:$group,
                        DefaultValuedAttr<I64Attr, "0">:$axis,
                        DefaultValuedAttr<I64Attr, "0">:$concat_axis,
-                       I64Attr:$tag);
+                       I64Attr:$tag, OptionalAttr<I64Attr>:$mesh_axis);
   let results = (outs AnyRankedTensor:$output);
   let assemblyFormat = [{
     $kind $input `group` `=` $group attr-dict `:` type($input) `->`
