@@ -104,6 +104,18 @@ Epilogue epilogueOf(const std::string &name, bool &ok) {
     return Epilogue::BiasGradA;
   if (name == "bias_grad_b" || name == "BGRADA")
     return Epilogue::BiasGradB;
+  if (name == "bias_relu_aux" || name == "RELU_AUX_BIAS")
+    return Epilogue::BiasReluAux;
+  if (name == "bias_gelu_aux" || name == "GELU_AUX_BIAS")
+    return Epilogue::BiasGeluAux;
+  if (name == "drelu" || name == "DRELU")
+    return Epilogue::DRelu;
+  if (name == "drelu_bias_grad" || name == "DRELU_BGRAD")
+    return Epilogue::DReluBiasGrad;
+  if (name == "dgelu" || name == "DGELU")
+    return Epilogue::DGelu;
+  if (name == "dgelu_bias_grad" || name == "DGELU_BGRAD")
+    return Epilogue::DGeluBiasGrad;
   ok = false;
   return Epilogue::None;
 }
@@ -278,11 +290,15 @@ int main(int argc, char **argv) {
   int64_t products = 0;
   for (auto &[s, count] : shapes) {
     size_t element = s.dtype == DType::F32 ? 4 : 8;
-    int64_t elements[] = {span(s.batch, s.strideA, s.m * s.k),
-                          span(s.batch, s.strideB, s.k * s.n),
-                          s.batch * s.m * s.n, std::max(s.m, s.n)};
-    DevicePtr buffers[4];
-    for (int b = 0; b < 4; ++b) {
+    // The aux epilogues' aux, rows of ld elements (bits for the ReLU mask:
+    // more than it needs).
+    int64_t elements[] = {
+        span(s.batch, s.strideA, s.m * s.k),
+        span(s.batch, s.strideB, s.k * s.n), s.batch * s.m * s.n,
+        std::max(s.m, s.n),
+        std::max<int64_t>(s.m * auxLeadingDimension(s.epilogue, s.n), 1)};
+    DevicePtr buffers[5];
+    for (int b = 0; b < 5; ++b) {
       size_t bytes = size_t(elements[b]) * element;
       buffers[b] = check(device->allocate(bytes));
       // Values in [-1, 1]: zeros would let the GPU draw less power.
@@ -297,11 +313,12 @@ int main(int argc, char **argv) {
       check(device->copyToDevice(buffers[b], host, bytes, stream));
     }
     DevicePtr bias = s.epilogue == Epilogue::None ? 0 : buffers[3];
+    DevicePtr aux = hasAux(s.epilogue) ? buffers[4] : 0;
     std::vector<double> samples;
     for (int r = 0; r < options.warmup + options.repeat; ++r) {
       check(device->record(start, stream));
       for (int i = 0; i < options.inner; ++i)
-        check(blas->matmul(s, buffers[0], buffers[1], buffers[2], bias));
+        check(blas->matmul(s, buffers[0], buffers[1], buffers[2], bias, aux));
       check(device->record(end, stream));
       check(device->synchronize(end));
       float ms = check(device->elapsedMs(start, end));

@@ -135,6 +135,98 @@ ONEFLOW_GEMM_EPILOGUE(bgrad_b_f32,
                       gemmBiasGradient(a, b, bias, c, m, n, k, ta, tb, false))
 #undef ONEFLOW_GEMM_EPILOGUE
 
+/// The products that keep what an activation's gradient needs and those
+/// that read it back (the ABI's bias_{relu,gelu}_aux, d{relu,gelu} and
+/// their _bgrad forms): aux has a row of ld per row of c, the ReLU mask's
+/// element (i, j) at bit (i * ld + j) % 8 of byte (i * ld + j) / 8 with ld
+/// n rounded up to 128 bits, the GELU pre-activation with ld n rounded up
+/// to 8 floats, as the stand-in cuBLASLt lays them out.
+namespace {
+int64_t reluMaskLd(int64_t n) { return (n + 127) / 128 * 128; }
+int64_t geluInputLd(int64_t n) { return (n + 7) / 8 * 8; }
+
+float tanhGelu(float x) {
+  return 0.5f * x *
+         (1 + std::tanh(0.7978845608028654f * (x + 0.044715f * x * x * x)));
+}
+float tanhGeluDerivative(float x) {
+  float t = std::tanh(0.7978845608028654f * (x + 0.044715f * x * x * x));
+  return 0.5f * (1 + t) + 0.5f * x * (1 - t * t) * 0.7978845608028654f *
+                              (1 + 3 * 0.044715f * x * x);
+}
+
+void gemmBiasAux(int64_t a, int64_t b, int64_t bias, int64_t c, int64_t aux,
+                 int64_t m, int64_t n, int64_t k, int64_t ta, int64_t tb,
+                 Activation act) {
+  float *out = ptr<float>(c);
+  const float *add = ptr<const float>(bias);
+  gemm(ptr<float>(a), ptr<float>(b), out, m, n, k, ta, tb);
+  auto *mask = ptr<unsigned char>(aux);
+  float *inputs = ptr<float>(aux);
+  for (int64_t i = 0; i < m; ++i)
+    for (int64_t j = 0; j < n; ++j) {
+      float x = out[i * n + j] + add[j];
+      if (act == Activation::Relu) {
+        int64_t bit = i * reluMaskLd(n) + j;
+        unsigned char flag = 1u << (bit % 8);
+        mask[bit / 8] = x > 0 ? mask[bit / 8] | flag : mask[bit / 8] & ~flag;
+        x = x > 0 ? x : 0;
+      } else {
+        inputs[i * geluInputLd(n) + j] = x;
+        x = tanhGelu(x);
+      }
+      out[i * n + j] = x;
+    }
+}
+
+void gemmActivationGradient(int64_t a, int64_t b, int64_t aux, int64_t c,
+                            int64_t bias, int64_t m, int64_t n, int64_t k,
+                            int64_t ta, int64_t tb, Activation act) {
+  float *out = ptr<float>(c);
+  gemm(ptr<float>(a), ptr<float>(b), out, m, n, k, ta, tb);
+  const auto *mask = ptr<const unsigned char>(aux);
+  const float *inputs = ptr<const float>(aux);
+  for (int64_t i = 0; i < m; ++i)
+    for (int64_t j = 0; j < n; ++j) {
+      if (act == Activation::Relu) {
+        int64_t bit = i * reluMaskLd(n) + j;
+        if (!((mask[bit / 8] >> (bit % 8)) & 1))
+          out[i * n + j] = 0;
+      } else {
+        out[i * n + j] *= tanhGeluDerivative(inputs[i * geluInputLd(n) + j]);
+      }
+    }
+  if (!bias)
+    return;
+  float *sums = ptr<float>(bias);
+  for (int64_t j = 0; j < n; ++j)
+    sums[j] = 0;
+  for (int64_t i = 0; i < m; ++i)
+    for (int64_t j = 0; j < n; ++j)
+      sums[j] += out[i * n + j];
+}
+} // namespace
+
+#define ONEFLOW_GEMM_AUX_ENTRIES(ACT, ACTIVATION)                              \
+  ONEFLOW_KERNEL void oneflow_gemm_bias_##ACT##_aux_f32(                       \
+      int64_t a, int64_t b, int64_t bias, int64_t c, int64_t aux, int64_t m,   \
+      int64_t n, int64_t k, int64_t ta, int64_t tb) {                          \
+    gemmBiasAux(a, b, bias, c, aux, m, n, k, ta, tb, ACTIVATION);              \
+  }                                                                            \
+  ONEFLOW_KERNEL void oneflow_gemm_d##ACT##_f32(                               \
+      int64_t a, int64_t b, int64_t aux, int64_t c, int64_t m, int64_t n,      \
+      int64_t k, int64_t ta, int64_t tb) {                                     \
+    gemmActivationGradient(a, b, aux, c, 0, m, n, k, ta, tb, ACTIVATION);      \
+  }                                                                            \
+  ONEFLOW_KERNEL void oneflow_gemm_d##ACT##_bgrad_f32(                         \
+      int64_t a, int64_t b, int64_t aux, int64_t c, int64_t bias, int64_t m,   \
+      int64_t n, int64_t k, int64_t ta, int64_t tb) {                          \
+    gemmActivationGradient(a, b, aux, c, bias, m, n, k, ta, tb, ACTIVATION);   \
+  }
+ONEFLOW_GEMM_AUX_ENTRIES(relu, Activation::Relu)
+ONEFLOW_GEMM_AUX_ENTRIES(gelu, Activation::Gelu)
+#undef ONEFLOW_GEMM_AUX_ENTRIES
+
 namespace oneflow::kernels {
 // Shared with Conv.cpp. Convolutions stay on OpenBLAS: their blocks are
 // sized for its small-matrix path, which packs nothing.

@@ -5,6 +5,7 @@
 #include "Target.h"
 
 #include "oneflow/Codegen/KernelCompiler.h"
+#include "oneflow/Codegen/Passes.h"
 
 #include "oneflow/Dialect/OneFlow/OneFlowDialect.h"
 #include "oneflow/Dialect/SBP/SBPDialect.h"
@@ -96,6 +97,17 @@ struct FusionStats {
 static bool isKernelOp(Operation &op) {
   return isa<OneFlowDialect>(op.getDialect()) &&
          !isa<ConstantOp, VariableOp, AssignOp>(op);
+}
+
+/// Runs oneflow-fold-gemm-aux-epilogues on one rank program of a CUDA plan
+/// (or of one whose GPU kernels run on the CPU): cuBLASLt's activation
+/// gradient epilogues, a graph rewrite, before fusion groups the ops.
+static LogicalResult foldAuxEpilogues(func::FuncOp graph) {
+  PassManager pm(graph.getContext(), func::FuncOp::getOperationName());
+  pm.addPass(createFoldGemmAuxEpilogues());
+  if (failed(applyPassManagerCLOptions(pm)) || failed(pm.run(graph)))
+    return failure();
+  return success();
 }
 
 /// Runs oneflow-fuse on one rank program and adds to `stats` the ops it
@@ -244,10 +256,11 @@ static FailureOr<SmallVector<RankGraph>> rankGraphsOf(ModuleOp module,
   return graphs;
 }
 
-/// What both outputs do first: fuse and outline each rank's kernels, share
-/// identical kernels, let optimizer updates write their variables.
+/// What both outputs do first: fuse and outline each rank's kernels (for
+/// CUDA kernels, `cuda`, first folding activation gradients into products),
+/// share identical kernels, let optimizer updates write their variables.
 static FailureOr<SmallVector<RankGraph>>
-prepareKernels(ModuleOp module, const EmitPlanOptions &options,
+prepareKernels(ModuleOp module, const EmitPlanOptions &options, bool cuda,
                int64_t &numRanks) {
   FailureOr<SmallVector<RankGraph>> graphs = rankGraphsOf(module, numRanks);
   if (failed(graphs))
@@ -256,6 +269,8 @@ prepareKernels(ModuleOp module, const EmitPlanOptions &options,
   FusionStats stats;
   for (RankGraph &rankGraph : *graphs) {
     func::FuncOp graph = rankGraph.graph;
+    if (cuda && failed(foldAuxEpilogues(graph)))
+      return failure();
     if (options.fuse && failed(fuseGraph(graph, stats)))
       return failure();
     // Only oneflow compute ops become kernels: variables, constants and
@@ -306,7 +321,7 @@ LogicalResult mlir::oneflow::emitCudaKernels(ModuleOp module,
                                              const CudaKernelsOptions &cuda) {
   Location loc = module.getLoc();
   int64_t numRanks = 1;
-  if (failed(prepareKernels(module, options, numRanks)))
+  if (failed(prepareKernels(module, options, /*cuda=*/true, numRanks)))
     return failure();
   if (std::error_code ec = llvm::sys::fs::create_directories(options.outputDir))
     return emitError(loc) << "cannot create " << options.outputDir << ": "
@@ -335,8 +350,8 @@ LogicalResult mlir::oneflow::emitPlan(ModuleOp module,
       options.times->start(name);
   };
   phase("fusion and outlining");
-  FailureOr<SmallVector<RankGraph>> graphs =
-      prepareKernels(module, options, numRanks);
+  FailureOr<SmallVector<RankGraph>> graphs = prepareKernels(
+      module, options, options.cuda || options.gpuKernelsOnCpu, numRanks);
   if (failed(graphs))
     return failure();
 

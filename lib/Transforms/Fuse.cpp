@@ -63,7 +63,8 @@ FusionKind mlir::oneflow::getFusionKind(Operation *op) {
           SoftmaxOp, LogSoftmaxOp, LayerNormOp, LayerNormGradOp,
           SoftmaxCrossEntropyOp, SoftmaxCrossEntropyGradOp, MseLossOp>(op))
     return FusionKind::Reduction;
-  if (isa<MatmulOp, BatchMatmulOp, Conv2DOp>(op))
+  if (isa<MatmulOp, BatchMatmulOp, Conv2DOp, MatmulActAuxOp, MatmulActGradOp>(
+          op))
     return FusionKind::Library;
   if (isa<ReshapeOp, FlattenOp, SqueezeOp, UnsqueezeOp, TransposeOp, ExpandOp,
           SliceOp, SplitOp, ConcatOp, CoordinateSliceOp>(op))
@@ -187,12 +188,14 @@ private:
     // first (a prologue: nothing is recomputed, it only saves a kernel).
     if (c == FusionKind::Library)
       return true;
-    // An epilogue runs over the product's own result, not a broadcast
-    // or reduced view of it.
+    // An epilogue runs over one of the product's own results (a bias
+    // gradient is one too), not a broadcast or reduced view of it.
     if (p == FusionKind::Library)
       return (c == FusionKind::Elementwise || c == FusionKind::Movement) &&
-             consumer->getResult(0).getType() ==
-                 producer->getResult(0).getType();
+             llvm::any_of(consumer->getOperands(), [&](Value operand) {
+               return operand.getDefiningOp() == producer &&
+                      operand.getType() == consumer->getResult(0).getType();
+             });
     return true;
   }
 

@@ -310,4 +310,22 @@ def FoldGemmTensorEpilogues
                            "::mlir::memref::MemRefDialect"];
 }
 
+def FoldGemmAuxEpilogues
+    : Pass<"oneflow-fold-gemm-aux-epilogues", "::mlir::func::FuncOp"> {
+  let summary = "Fold activation gradients into their products' cuBLASLt "
+                "epilogues (CUDA graphs)";
+  let description = [{
+    On a CUDA plan's rank programs (oneflow ops), before fusion: a linear
+    layer `act(x W + b)`, act ReLU or GELU in tanh form, whose activation
+    gradient `dh * act'(pre)` the training step computes from a backward
+    product `dh = dY W_next` becomes `oneflow.matmul_act_aux` (cuBLASLt's
+    RELU_AUX_BIAS / GELU_AUX_BIAS: h and an aux tensor, the ReLU bit mask
+    or the pre-activation) and `oneflow.matmul_act_grad` (DRELU / DGELU
+    reading that aux; with the layer's bias gradient, the column sum of
+    the result, DRELU_BGRAD / DGELU_BGRAD). The backward ops are checked to
+    compute `dh * act'(pre)` by evaluating them at sample points; layers
+    where one of cuBLASLt's rules does not hold are left alone.
+  }];
+}
+
 #endif // ONEFLOW_CODEGEN_PASSES_TD

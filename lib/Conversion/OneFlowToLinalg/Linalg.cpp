@@ -2,7 +2,8 @@
 //
 // f32/f64 matmuls and convolutions call the OneFlow kernel library (BLAS
 // GEMM; convolutions as im2col + GEMM); other element types use
-// linalg.matmul on materialized transposes.
+// linalg.matmul on materialized transposes. The products with aux
+// epilogues (CUDA plans) are one library call each.
 //
 //===----------------------------------------------------------------------===//
 
@@ -182,9 +183,66 @@ struct ConvLowering : public OpConversionPattern<OpTy> {
   }
 };
 
+/// "relu" or "gelu": the activation part of an aux epilogue call's name.
+StringRef auxActivationName(EpilogueActivation activation) {
+  return activation == EpilogueActivation::Relu ? "relu" : "gelu";
+}
+
+/// The sizes every product call ends with: m, n, k, ta, tb.
+SmallVector<int64_t> productSizes(RankedTensorType result, Value a,
+                                  bool transposeA, bool transposeB) {
+  return {result.getDimSize(0), result.getDimSize(1),
+          typeOf(a).getDimSize(transposeA ? 0 : 1), transposeA, transposeB};
+}
+
+/// matmul_act_aux -> oneflow_gemm_bias_{relu,gelu}_aux_f32(a, b, bias, c,
+/// aux, m, n, k, ta, tb).
+struct MatmulActAuxLowering : public OpConversionPattern<MatmulActAuxOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(MatmulActAuxOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    std::string name = ("oneflow_gemm_bias_" +
+                        auxActivationName(op.getActivation()) + "_aux_f32")
+                           .str();
+    rewriter.replaceOp(
+        op,
+        buildLibraryCall(rewriter, op.getLoc(), name,
+                         {adaptor.getA(), adaptor.getB(), adaptor.getBias()},
+                         op->getResultTypes(),
+                         productSizes(op.getC().getType(), adaptor.getA(),
+                                      op.getTransposeA(), op.getTransposeB())));
+    return success();
+  }
+};
+
+/// matmul_act_grad -> oneflow_gemm_d{relu,gelu}_f32(a, b, aux, c, m, n, k,
+/// ta, tb), or with the bias gradient _bgrad_f32(a, b, aux, c, bias_grad,
+/// ...).
+struct MatmulActGradLowering : public OpConversionPattern<MatmulActGradOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(MatmulActGradOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    std::string name =
+        ("oneflow_gemm_d" + auxActivationName(op.getActivation()) +
+         (op.getBiasGrad() ? "_bgrad_f32" : "_f32"))
+            .str();
+    rewriter.replaceOp(
+        op,
+        buildLibraryCall(rewriter, op.getLoc(), name,
+                         {adaptor.getA(), adaptor.getB(), adaptor.getAux()},
+                         op->getResultTypes(),
+                         productSizes(op.getC().getType(), adaptor.getA(),
+                                      op.getTransposeA(), op.getTransposeB())));
+    return success();
+  }
+};
+
 } // namespace
 
 void lowering::populateLinalgPatterns(RewritePatternSet &patterns) {
   patterns.add<MatmulLowering, BatchMatmulLowering, ConvLowering<Conv2DOp>,
-               ConvLowering<ConvTranspose2DOp>>(patterns.getContext());
+               ConvLowering<ConvTranspose2DOp>, MatmulActAuxLowering,
+               MatmulActGradLowering>(patterns.getContext());
 }

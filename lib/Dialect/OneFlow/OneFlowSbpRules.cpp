@@ -209,6 +209,27 @@ SbpFactorRule BatchMatmulOp::getSbpFactorRule() {
   return spec.build(PartialRule::Each);
 }
 
+// The products with aux epilogues exist only after distribution (CUDA rank
+// programs): every dimension whole.
+SbpFactorRule MatmulActAuxOp::getSbpFactorRule() {
+  RuleSpec spec;
+  for (int i = 0; i < 3; ++i)
+    spec.addOperand(i == 2 ? "_" : "__");
+  spec.addResult("__");
+  spec.addResult("__");
+  return spec.build();
+}
+
+SbpFactorRule MatmulActGradOp::getSbpFactorRule() {
+  RuleSpec spec;
+  for (int i = 0; i < 3; ++i)
+    spec.addOperand("__");
+  spec.addResult("__");
+  if (getBiasGrad())
+    spec.addResult("_");
+  return spec.build();
+}
+
 SbpFactorRule Conv2DOp::getSbpFactorRule() {
   RuleSpec spec;
   char n = spec.fresh();

@@ -4,7 +4,9 @@
 // matrix is the column-major [c, r] one, so c = op(a) op(b) is computed as
 // c^T = op(b)^T op(a)^T: cuBLASLt's A is our b, its B our a, and its D
 // (n rows, m columns) is our row-major c. The epilogue's bias, one value
-// per row of D, is then one per column of c, as the ABI wants.
+// per row of D, is then one per column of c, as the ABI wants; an aux
+// matrix in D's layout (its leading dimension at least D's n rows) is
+// row-major [m, ld] for us, a row of aux per row of c.
 //
 //===----------------------------------------------------------------------===//
 
@@ -13,6 +15,7 @@
 #include "CublasLtApi.h"
 #include "Driver.h"
 
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <map>
@@ -81,6 +84,26 @@ bool isBiasGradient(Epilogue epilogue) {
   return epilogue == Epilogue::BiasGradA || epilogue == Epilogue::BiasGradB;
 }
 
+/// The activation gradients DRELU / DGELU, with or without the bias
+/// gradient.
+bool isActivationGradient(Epilogue epilogue) {
+  return epilogue == Epilogue::DRelu || epilogue == Epilogue::DReluBiasGrad ||
+         epilogue == Epilogue::DGelu || epilogue == Epilogue::DGeluBiasGrad;
+}
+
+/// Whether the epilogue reads or writes the bias pointer.
+bool usesBias(Epilogue epilogue) {
+  return epilogue != Epilogue::None && epilogue != Epilogue::DRelu &&
+         epilogue != Epilogue::DGelu;
+}
+
+/// What cuBLASLt is told an aux pointer is before the real one is known:
+/// it takes the pointer's alignment from its value when it picks an
+/// algorithm (cublasLt.h, CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_POINTER), and
+/// wants one set for the aux epilogues. Plan registers are 64-byte
+/// aligned, scratch buffers 256.
+constexpr uintptr_t kAuxAlignment = 64;
+
 std::string describe(const MatmulShape &s) {
   std::ostringstream os;
   os << (s.dtype == DType::F32 ? "f32" : "f64") << " product m=" << s.m
@@ -142,8 +165,40 @@ const char *epilogueName(Epilogue epilogue) {
     return "bias_grad_a";
   case Epilogue::BiasGradB:
     return "bias_grad_b";
+  case Epilogue::BiasReluAux:
+    return "bias_relu_aux";
+  case Epilogue::BiasGeluAux:
+    return "bias_gelu_aux";
+  case Epilogue::DRelu:
+    return "drelu";
+  case Epilogue::DReluBiasGrad:
+    return "drelu_bias_grad";
+  case Epilogue::DGelu:
+    return "dgelu";
+  case Epilogue::DGeluBiasGrad:
+    return "dgelu_bias_grad";
   }
   return "?";
+}
+
+bool hasAux(Epilogue epilogue) {
+  return epilogue == Epilogue::BiasReluAux ||
+         epilogue == Epilogue::BiasGeluAux || isActivationGradient(epilogue);
+}
+
+int64_t auxLeadingDimension(Epilogue epilogue, int64_t n) {
+  switch (epilogue) {
+  case Epilogue::BiasReluAux:
+  case Epilogue::DRelu:
+  case Epilogue::DReluBiasGrad:
+    return (n + 127) / 128 * 128; // bits
+  case Epilogue::BiasGeluAux:
+  case Epilogue::DGelu:
+  case Epilogue::DGeluBiasGrad:
+    return (n + 7) / 8 * 8; // elements
+  default:
+    return 0;
+  }
 }
 
 bool MatmulShape::operator<(const MatmulShape &o) const {
@@ -241,10 +296,29 @@ Status BlasLt::Impl::build(const MatmulShape &s, Plan &plan) {
   case Epilogue::BiasGradB:
     epilogue = CUBLASLT_EPILOGUE_BGRADA;
     break;
+  case Epilogue::BiasReluAux:
+    epilogue = CUBLASLT_EPILOGUE_RELU_AUX_BIAS;
+    break;
+  case Epilogue::BiasGeluAux:
+    epilogue = CUBLASLT_EPILOGUE_GELU_AUX_BIAS;
+    break;
+  case Epilogue::DRelu:
+    epilogue = CUBLASLT_EPILOGUE_DRELU;
+    break;
+  case Epilogue::DReluBiasGrad:
+    epilogue = CUBLASLT_EPILOGUE_DRELU_BGRAD;
+    break;
+  case Epilogue::DGelu:
+    epilogue = CUBLASLT_EPILOGUE_DGELU;
+    break;
+  case Epilogue::DGeluBiasGrad:
+    epilogue = CUBLASLT_EPILOGUE_DGELU_BGRAD;
+    break;
   }
-  if (s.epilogue != Epilogue::None) {
+  if (s.epilogue != Epilogue::None)
     ONEFLOW_RETURN_IF_ERROR(
         setAttribute(lt, plan.desc, CUBLASLT_MATMUL_DESC_EPILOGUE, epilogue));
+  if (usesBias(s.epilogue)) {
     ONEFLOW_RETURN_IF_ERROR(setAttribute(lt, plan.desc,
                                          CUBLASLT_MATMUL_DESC_BIAS_DATA_TYPE,
                                          static_cast<int32_t>(type)));
@@ -252,6 +326,14 @@ Status BlasLt::Impl::build(const MatmulShape &s, Plan &plan) {
     if (s.batch != 1)
       ONEFLOW_RETURN_IF_ERROR(setAttribute(
           lt, plan.desc, CUBLASLT_MATMUL_DESC_BIAS_BATCH_STRIDE, int64_t(0)));
+  }
+  if (hasAux(s.epilogue)) {
+    ONEFLOW_RETURN_IF_ERROR(setAttribute(lt, plan.desc,
+                                         CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_LD,
+                                         auxLeadingDimension(s.epilogue, s.n)));
+    ONEFLOW_RETURN_IF_ERROR(
+        setAttribute(lt, plan.desc, CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_POINTER,
+                     reinterpret_cast<const void *>(kAuxAlignment)));
   }
   uint64_t m = s.m, n = s.n, k = s.k;
   // cuBLASLt's A = our b: column-major [n, k], or [k, n] when transposed.
@@ -306,11 +388,23 @@ Expected<std::unique_ptr<BlasLt>> BlasLt::create(const Device &device,
 }
 
 Status BlasLt::matmul(const MatmulShape &shape, DevicePtr a, DevicePtr b,
-                      DevicePtr c, DevicePtr bias) {
+                      DevicePtr c, DevicePtr bias, DevicePtr aux) {
   if (shape.m <= 0 || shape.n <= 0 || shape.batch <= 0)
     return Status::success();
-  if (shape.epilogue != Epilogue::None && !bias)
+  if (usesBias(shape.epilogue) && !bias)
     return makeError("cuBLASLt ", describe(shape), ": no bias");
+  if (hasAux(shape.epilogue) && !aux)
+    return makeError("cuBLASLt ", describe(shape), ": no aux");
+  if (hasAux(shape.epilogue) &&
+      (shape.batch != 1 || shape.accumulate || shape.dtype != DType::F32))
+    return makeError("cuBLASLt ", describe(shape),
+                     ": activation aux epilogues are for one f32 product "
+                     "into c");
+  // NVIDIA's nvmath-python refuses DRELU / DGELU products with k = 1,
+  // which cuBLASLt does not run.
+  if (isActivationGradient(shape.epilogue) && shape.k == 1)
+    return makeError("cuBLASLt ", describe(shape),
+                     ": no activation gradient epilogue with k = 1");
   // cuBLASLt sums its A untransposed (BGRADA) and its B transposed
   // (BGRADB), the layouts of a weight gradient X^T dY.
   if ((shape.epilogue == Epilogue::BiasGradA && !shape.transposeA) ||
@@ -322,17 +416,18 @@ Status BlasLt::matmul(const MatmulShape &shape, DevicePtr a, DevicePtr b,
       (shape.batch != 1 || shape.accumulate || shape.dtype != DType::F32))
     return makeError("cuBLASLt ", describe(shape),
                      ": bias gradients are for one f32 product into c");
-  // An empty sum: c is 0 (or stays), and so is a bias gradient; not every
-  // algorithm takes k = 0.
+  // An empty sum: c is 0 (or stays), and so is a bias gradient (and an
+  // activation's gradient of it); not every algorithm takes k = 0.
   size_t element = shape.dtype == DType::F32 ? 4 : 8;
-  if (shape.k <= 0 && isBiasGradient(shape.epilogue)) {
+  bool zeroGradient =
+      isBiasGradient(shape.epilogue) || isActivationGradient(shape.epilogue);
+  if (shape.k <= 0 && zeroGradient && usesBias(shape.epilogue)) {
     int64_t length = shape.epilogue == Epilogue::BiasGradA ? shape.m : shape.n;
     if (Status zeroed = impl->device.zero(bias, length * element, impl->stream);
         !zeroed.ok())
       return zeroed;
   }
-  if (shape.k <= 0 &&
-      (shape.epilogue == Epilogue::None || isBiasGradient(shape.epilogue))) {
+  if (shape.k <= 0 && (shape.epilogue == Epilogue::None || zeroGradient)) {
     if (shape.accumulate)
       return Status::success();
     return impl->device.zero(c, shape.batch * shape.m * shape.n * element,
@@ -356,10 +451,17 @@ Status BlasLt::matmul(const MatmulShape &shape, DevicePtr a, DevicePtr b,
     }
   }
   const CublasLt &lt = impl->lt;
-  if (shape.epilogue != Epilogue::None) {
+  if (usesBias(shape.epilogue)) {
     const void *pointer = reinterpret_cast<const void *>(bias);
     if (Status set = setAttribute(lt, plan.desc,
                                   CUBLASLT_MATMUL_DESC_BIAS_POINTER, pointer);
+        !set.ok())
+      return makeError("cuBLASLt ", describe(shape), ": ", set.message());
+  }
+  if (hasAux(shape.epilogue)) {
+    const void *pointer = reinterpret_cast<const void *>(aux);
+    if (Status set = setAttribute(
+            lt, plan.desc, CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_POINTER, pointer);
         !set.ok())
       return makeError("cuBLASLt ", describe(shape), ": ", set.message());
   }

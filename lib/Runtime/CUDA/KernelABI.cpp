@@ -76,7 +76,7 @@ Status launch(TaskContext &context, int64_t kernel, const int64_t grid[3],
 }
 
 void matmul(const MatmulShape &shape, int64_t a, int64_t b, int64_t c,
-            int64_t bias = 0) {
+            int64_t bias = 0, int64_t aux = 0) {
   TaskContext *context = active();
   if (!context)
     return;
@@ -86,7 +86,7 @@ void matmul(const MatmulShape &shape, int64_t a, int64_t b, int64_t c,
   MatmulObserver *observer = context->matmulObserver();
   if (observer)
     observer->beforeMatmul(shape);
-  context->recordError((*blas)->matmul(shape, a, b, c, bias));
+  context->recordError((*blas)->matmul(shape, a, b, c, bias, aux));
   if (observer)
     observer->afterMatmul(shape);
 }
@@ -128,6 +128,14 @@ void gemmEpilogue(Epilogue epilogue, int64_t a, int64_t b, int64_t bias,
   MatmulShape shape = productShape(DType::F32, m, n, k, ta, tb);
   shape.epilogue = epilogue;
   matmul(shape, a, b, c, bias);
+}
+
+void gemmAux(Epilogue epilogue, int64_t a, int64_t b, int64_t bias, int64_t c,
+             int64_t aux, int64_t m, int64_t n, int64_t k, int64_t ta,
+             int64_t tb) {
+  MatmulShape shape = productShape(DType::F32, m, n, k, ta, tb);
+  shape.epilogue = epilogue;
+  matmul(shape, a, b, c, bias, aux);
 }
 
 void convolution(DType dtype, bool transpose, int64_t x, int64_t w,
@@ -219,6 +227,33 @@ ONEFLOW_CUDA_EPILOGUE_ENTRY(bias_gelu_f32, Epilogue::BiasGelu)
 ONEFLOW_CUDA_EPILOGUE_ENTRY(bgrad_a_f32, Epilogue::BiasGradA)
 ONEFLOW_CUDA_EPILOGUE_ENTRY(bgrad_b_f32, Epilogue::BiasGradB)
 #undef ONEFLOW_CUDA_EPILOGUE_ENTRY
+
+#define ONEFLOW_CUDA_AUX_FORWARD_ENTRY(SUFFIX, EPILOGUE)                       \
+  ONEFLOW_CUDA_ABI void oneflow_cuda_gemm_##SUFFIX(                            \
+      int64_t a, int64_t b, int64_t bias, int64_t c, int64_t aux, int64_t m,   \
+      int64_t n, int64_t k, int64_t transposeA, int64_t transposeB) {          \
+    gemmAux(EPILOGUE, a, b, bias, c, aux, m, n, k, transposeA, transposeB);    \
+  }
+ONEFLOW_CUDA_AUX_FORWARD_ENTRY(bias_relu_aux_f32, Epilogue::BiasReluAux)
+ONEFLOW_CUDA_AUX_FORWARD_ENTRY(bias_gelu_aux_f32, Epilogue::BiasGeluAux)
+#undef ONEFLOW_CUDA_AUX_FORWARD_ENTRY
+
+#define ONEFLOW_CUDA_AUX_GRADIENT_ENTRIES(SUFFIX, EPILOGUE, WITH_BIAS)         \
+  ONEFLOW_CUDA_ABI void oneflow_cuda_gemm_##SUFFIX##_f32(                      \
+      int64_t a, int64_t b, int64_t aux, int64_t c, int64_t m, int64_t n,      \
+      int64_t k, int64_t transposeA, int64_t transposeB) {                     \
+    gemmAux(EPILOGUE, a, b, 0, c, aux, m, n, k, transposeA, transposeB);       \
+  }                                                                            \
+  ONEFLOW_CUDA_ABI void oneflow_cuda_gemm_##SUFFIX##_bgrad_f32(                \
+      int64_t a, int64_t b, int64_t aux, int64_t c, int64_t bias, int64_t m,   \
+      int64_t n, int64_t k, int64_t transposeA, int64_t transposeB) {          \
+    gemmAux(WITH_BIAS, a, b, bias, c, aux, m, n, k, transposeA, transposeB);   \
+  }
+ONEFLOW_CUDA_AUX_GRADIENT_ENTRIES(drelu, Epilogue::DRelu,
+                                  Epilogue::DReluBiasGrad)
+ONEFLOW_CUDA_AUX_GRADIENT_ENTRIES(dgelu, Epilogue::DGelu,
+                                  Epilogue::DGeluBiasGrad)
+#undef ONEFLOW_CUDA_AUX_GRADIENT_ENTRIES
 
 #define ONEFLOW_CUDA_CONV_ENTRY(NAME, DTYPE, TRANSPOSE)                        \
   ONEFLOW_CUDA_ABI void oneflow_cuda_##NAME(                                   \

@@ -99,3 +99,25 @@ func.func @batch_matmul_bias_then_residual(%a: tensor<2x4x8xf32>, %b: tensor<8x5
   %2 = oneflow.add %r, %1 : (tensor<2x4x5xf32>, tensor<2x4x5xf32>) -> tensor<2x4x5xf32>
   return %2 : tensor<2x4x5xf32>
 }
+
+// -----
+
+// The products with aux epilogues (CUDA plans) are one call each: inputs,
+// then outputs (c, then the aux or the bias gradient), then m, n, k and the
+// transpose flags.
+// CHECK-LABEL: func @aux_epilogues
+// CHECK:       %[[C:.*]] = memref.alloc() {alignment = 64 : i64} : memref<8x130xf32>
+// CHECK:       %[[MASK:.*]] = memref.alloc() {alignment = 64 : i64} : memref<8x8xi32>
+// CHECK:       call @oneflow_gemm_bias_relu_aux_f32(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %c8_i64, %c130_i64, %c64_i64, %c0_i64, %c1_i64)
+// CHECK:       %[[DX:.*]] = memref.alloc() {alignment = 64 : i64} : memref<8x130xf32>
+// CHECK:       %[[DB:.*]] = memref.alloc() {alignment = 64 : i64} : memref<130xf32>
+// CHECK:       call @oneflow_gemm_drelu_bgrad_f32(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %c8_i64{{[_0-9]*}}, %c130_i64{{[_0-9]*}}, %c16_i64, %c0_i64{{[_0-9]*}}, %c0_i64{{[_0-9]*}})
+// CHECK:       call @oneflow_gemm_bias_gelu_aux_f32(
+// CHECK:       call @oneflow_gemm_dgelu_f32(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %c8_i64{{[_0-9]*}}, %c130_i64{{[_0-9]*}}, %c16_i64{{[_0-9]*}}, %c1_i64{{[_0-9]*}}, %c0_i64{{[_0-9]*}})
+func.func @aux_epilogues(%x: tensor<8x64xf32>, %w: tensor<130x64xf32>, %b: tensor<130xf32>, %dy: tensor<8x16xf32>, %dyT: tensor<16x8xf32>, %w2: tensor<16x130xf32>) -> (tensor<8x130xf32>, tensor<8x130xf32>, tensor<130xf32>, tensor<8x130xf32>, tensor<8x130xf32>) {
+  %h, %mask = oneflow.matmul_act_aux %x, %w, %b {activation = #oneflow.epilogue_activation<relu>, transpose_b} : (tensor<8x64xf32>, tensor<130x64xf32>, tensor<130xf32>) -> (tensor<8x130xf32>, tensor<8x8xi32>)
+  %dx, %db = oneflow.matmul_act_grad %dy, %w2, %mask {activation = #oneflow.epilogue_activation<relu>} : (tensor<8x16xf32>, tensor<16x130xf32>, tensor<8x8xi32>) -> (tensor<8x130xf32>, tensor<130xf32>)
+  %g, %pre = oneflow.matmul_act_aux %x, %w, %b {activation = #oneflow.epilogue_activation<gelu_tanh>, transpose_b} : (tensor<8x64xf32>, tensor<130x64xf32>, tensor<130xf32>) -> (tensor<8x130xf32>, tensor<8x136xf32>)
+  %dg = oneflow.matmul_act_grad %dyT, %w2, %pre {activation = #oneflow.epilogue_activation<gelu_tanh>, transpose_a} : (tensor<16x8xf32>, tensor<16x130xf32>, tensor<8x136xf32>) -> tensor<8x130xf32>
+  return %h, %dx, %db, %g, %dg : tensor<8x130xf32>, tensor<8x130xf32>, tensor<130xf32>, tensor<8x130xf32>, tensor<8x130xf32>
+}

@@ -14,6 +14,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <dlfcn.h>
 #include <fstream>
 #include <unistd.h>
@@ -38,6 +39,18 @@ CPU_CONV(conv2d_f32)
 CPU_CONV(conv2d_f64)
 CPU_CONV(conv_transpose2d_f32)
 CPU_CONV(conv_transpose2d_f64)
+#define CPU_AUX(ACT)                                                           \
+  extern "C" void oneflow_gemm_bias_##ACT##_aux_f32(                           \
+      int64_t, int64_t, int64_t, int64_t, int64_t, int64_t, int64_t, int64_t,  \
+      int64_t, int64_t);                                                       \
+  extern "C" void oneflow_gemm_d##ACT##_f32(int64_t, int64_t, int64_t,         \
+                                            int64_t, int64_t, int64_t,         \
+                                            int64_t, int64_t, int64_t);        \
+  extern "C" void oneflow_gemm_d##ACT##_bgrad_f32(                             \
+      int64_t, int64_t, int64_t, int64_t, int64_t, int64_t, int64_t, int64_t,  \
+      int64_t, int64_t);
+CPU_AUX(relu)
+CPU_AUX(gelu)
 
 using namespace oneflow::runtime;
 using namespace oneflow::runtime::cuda;
@@ -269,6 +282,153 @@ TEST_F(CudaKernelABITest, GemmBiasGradientLayoutsAreChecked) {
   EXPECT_TRUE(logLinesWith("epilogue=BGRAD").empty());
 }
 
+/// The tanh form of GELU's derivative, in double.
+double geluDerivative(double x) {
+  double t = std::tanh(0.7978845608028654 * (x + 0.044715 * x * x * x));
+  return 0.5 * (1 + t) + 0.5 * x * (1 - t * t) * 0.7978845608028654 *
+                             (1 + 3 * 0.044715 * x * x);
+}
+
+TEST_F(CudaKernelABITest, GemmAuxEpiloguesMatchCpu) {
+  // A layer's forward keeps what its activation's gradient needs (the ReLU
+  // mask, the GELU pre-activation) and the product of the next layer's
+  // backward reads it back, with and without the bias gradient; every
+  // layout of both products, and widths that fill aux rows (n = 128) or
+  // pad them (5, 130). The device and the CPU library agree with a double
+  // reference and with each other, the masks bit for bit.
+  int64_t m = 6, k = 7, k2 = 4;
+  unsigned seed = 10;
+  for (bool relu : {true, false})
+    for (int64_t n : {5, 128, 130})
+      for (bool ta : {false, true})
+        for (bool tb : {false, true}) {
+          std::string what = std::string(relu ? "relu" : "gelu") + " n" +
+                             std::to_string(n) + " ta" + std::to_string(ta) +
+                             " tb" + std::to_string(tb);
+          int64_t ld = relu ? (n + 127) / 128 * 128 : (n + 7) / 8 * 8;
+          size_t auxBytes = relu ? m * ld / 8 : m * ld * sizeof(float);
+          std::vector<float> a = random<float>(m * k, ++seed),
+                             b = random<float>(k * n, ++seed),
+                             bias = random<float>(n, ++seed),
+                             a2 = random<float>(m * k2, ++seed),
+                             b2 = random<float>(k2 * n, ++seed);
+          // The reference: pre-activation, activation, gradient, sums.
+          std::vector<float> product(m * n), product2(m * n);
+          oneflow_gemm_f32(address(a), address(b), address(product), m, n, k,
+                           ta, tb);
+          oneflow_gemm_f32(address(a2), address(b2), address(product2), m, n,
+                           k2, ta, tb);
+          std::vector<float> pre(m * n), y(m * n), dx(m * n), sums(n);
+          for (int64_t i = 0; i < m; ++i)
+            for (int64_t j = 0; j < n; ++j) {
+              double x = double(product[i * n + j]) + bias[j];
+              pre[i * n + j] = x;
+              y[i * n + j] =
+                  relu ? (x > 0 ? x : 0)
+                       : 0.5 * x *
+                             (1 + std::tanh(0.7978845608028654 *
+                                            (x + 0.044715 * x * x * x)));
+              double g = relu ? (x > 0 ? 1 : 0) : geluDerivative(x);
+              dx[i * n + j] = product2[i * n + j] * g;
+              sums[j] += dx[i * n + j];
+            }
+          // Forward and backward on the device.
+          DevicePtr da = upload(a), db = upload(b), dbias = upload(bias),
+                    da2 = upload(a2), db2 = upload(b2),
+                    dc = allocate(m * n * sizeof(float)),
+                    daux = upload(std::vector<unsigned char>(auxBytes)),
+                    ddx = allocate(m * n * sizeof(float)),
+                    ddx2 = allocate(m * n * sizeof(float)),
+                    dsums = allocate(n * sizeof(float));
+          (relu ? oneflow_cuda_gemm_bias_relu_aux_f32
+                : oneflow_cuda_gemm_bias_gelu_aux_f32)(da, db, dbias, dc, daux,
+                                                       m, n, k, ta, tb);
+          (relu ? oneflow_cuda_gemm_drelu_bgrad_f32
+                : oneflow_cuda_gemm_dgelu_bgrad_f32)(da2, db2, daux, ddx, dsums,
+                                                     m, n, k2, ta, tb);
+          (relu ? oneflow_cuda_gemm_drelu_f32 : oneflow_cuda_gemm_dgelu_f32)(
+              da2, db2, daux, ddx2, m, n, k2, ta, tb);
+          expectNoError();
+          expectNear(download<float>(dc, m * n), y, what + " forward");
+          expectNear(download<float>(ddx, m * n), dx, what + " gradient");
+          expectNear(download<float>(ddx2, m * n), dx, what + " no bgrad");
+          expectNear(download<float>(dsums, n), sums, what + " bgrad");
+          std::vector<unsigned char> aux =
+              download<unsigned char>(daux, auxBytes);
+          // The same on the CPU kernel library (what --gpu-kernels-on-cpu
+          // plans call), from its own aux.
+          std::vector<unsigned char> cpuAux(auxBytes);
+          std::vector<float> cpuY(m * n), cpuDx(m * n), cpuDx2(m * n),
+              cpuSums(n);
+          (relu ? oneflow_gemm_bias_relu_aux_f32
+                : oneflow_gemm_bias_gelu_aux_f32)(
+              address(a), address(b), address(bias), address(cpuY),
+              address(cpuAux), m, n, k, ta, tb);
+          (relu ? oneflow_gemm_drelu_bgrad_f32 : oneflow_gemm_dgelu_bgrad_f32)(
+              address(a2), address(b2), address(cpuAux), address(cpuDx),
+              address(cpuSums), m, n, k2, ta, tb);
+          (relu ? oneflow_gemm_drelu_f32 : oneflow_gemm_dgelu_f32)(
+              address(a2), address(b2), address(cpuAux), address(cpuDx2), m, n,
+              k2, ta, tb);
+          expectNear(cpuY, y, what + " cpu forward");
+          expectNear(cpuDx, dx, what + " cpu gradient");
+          expectNear(cpuDx2, dx, what + " cpu no bgrad");
+          expectNear(cpuSums, sums, what + " cpu bgrad");
+          // The aux itself: the mask bits (pre > 0) or the pre-activation,
+          // row i at i * ld.
+          for (int64_t i = 0; i < m; ++i)
+            for (int64_t j = 0; j < n; ++j) {
+              if (relu) {
+                int64_t bit = i * ld + j;
+                int expected = pre[i * n + j] > 0;
+                ASSERT_EQ((aux[bit / 8] >> (bit % 8)) & 1, expected)
+                    << what << " mask bit " << i << ", " << j;
+                ASSERT_EQ((cpuAux[bit / 8] >> (bit % 8)) & 1, expected)
+                    << what << " cpu mask bit " << i << ", " << j;
+                continue;
+              }
+              float device, cpu;
+              std::memcpy(&device, &aux[(i * ld + j) * sizeof(float)], 4);
+              std::memcpy(&cpu, &cpuAux[(i * ld + j) * sizeof(float)], 4);
+              ASSERT_NEAR(device, pre[i * n + j],
+                          1e-4 * (1 + std::fabs(pre[i * n + j])))
+                  << what << " pre-activation " << i << ", " << j;
+              ASSERT_NEAR(cpu, pre[i * n + j],
+                          1e-4 * (1 + std::fabs(pre[i * n + j])))
+                  << what << " cpu pre-activation " << i << ", " << j;
+            }
+        }
+  // 12 layouts and widths per activation; our b is cuBLASLt's A.
+  EXPECT_EQ(logLinesWith("epilogue=RELU_AUX_BIAS ").size(), 12u);
+  EXPECT_EQ(logLinesWith("epilogue=GELU_AUX_BIAS ").size(), 12u);
+  EXPECT_EQ(logLinesWith("epilogue=DRELU_BGRAD ").size(), 12u);
+  EXPECT_EQ(logLinesWith("epilogue=DGELU_BGRAD ").size(), 12u);
+  EXPECT_EQ(logLinesWith("epilogue=DRELU ").size(), 12u);
+  EXPECT_EQ(logLinesWith("epilogue=DGELU ").size(), 12u);
+}
+
+TEST_F(CudaKernelABITest, GemmAuxEpilogueRulesAreChecked) {
+  // cuBLASLt runs no DRELU / DGELU product with k = 1; a missing aux is an
+  // error too. Both name the call and never reach cuBLASLt.
+  std::vector<float> a(4), b(4), aux(64);
+  DevicePtr da = upload(a), db = upload(b), daux = upload(aux),
+            dsum = allocate(16), dc = allocate(16 * 4);
+  oneflow_cuda_gemm_drelu_bgrad_f32(da, db, daux, dc, dsum, 4, 4, 1, 0, 0);
+  Status error = context->takeError();
+  ASSERT_FALSE(error.ok());
+  EXPECT_NE(error.message().find("epilogue=drelu_bias_grad"), std::string::npos)
+      << error.message();
+  EXPECT_NE(error.message().find("k = 1"), std::string::npos)
+      << error.message();
+  oneflow_cuda_gemm_dgelu_f32(da, db, 0, dc, 4, 4, 2, 0, 0);
+  error = context->takeError();
+  ASSERT_FALSE(error.ok());
+  EXPECT_NE(error.message().find("no aux"), std::string::npos)
+      << error.message();
+  EXPECT_TRUE(logLinesWith("epilogue=DRELU").empty());
+  EXPECT_TRUE(logLinesWith("epilogue=DGELU").empty());
+}
+
 TEST_F(CudaKernelABITest, Tf32IsOptIn) {
   ::setenv("ONEFLOW_CUDA_TF32", "1", 1);
   TaskContext tf32(*device, stream, nullptr);
@@ -489,7 +649,10 @@ TEST(CudaKernelABI, SymbolsAreExported) {
         "oneflow_cuda_gemm_f32", "oneflow_cuda_gemm_acc_f64",
         "oneflow_cuda_batch_gemm_f32", "oneflow_cuda_batch_gemm_acc_f64",
         "oneflow_cuda_gemm_bias_gelu_f32", "oneflow_cuda_gemm_bgrad_a_f32",
-        "oneflow_cuda_gemm_bgrad_b_f32", "oneflow_cuda_conv2d_f64",
+        "oneflow_cuda_gemm_bgrad_b_f32", "oneflow_cuda_gemm_bias_relu_aux_f32",
+        "oneflow_cuda_gemm_bias_gelu_aux_f32", "oneflow_cuda_gemm_drelu_f32",
+        "oneflow_cuda_gemm_drelu_bgrad_f32", "oneflow_cuda_gemm_dgelu_f32",
+        "oneflow_cuda_gemm_dgelu_bgrad_f32", "oneflow_cuda_conv2d_f64",
         "oneflow_cuda_conv_transpose2d_f32"})
     EXPECT_NE(::dlsym(RTLD_DEFAULT, symbol), nullptr) << symbol;
 }

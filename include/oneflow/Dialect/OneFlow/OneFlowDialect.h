@@ -45,6 +45,14 @@ LogicalResult inferReductionType(std::optional<Location> location,
 /// Checks 0 <= axis < rank.
 LogicalResult verifyAxis(Operation *op, int64_t axis, int64_t rank);
 
+/// The aux tensor matmul_act_aux writes and matmul_act_grad reads for a
+/// [m, n] result (OneFlowKernelOps.cpp): the ReLU bit mask as
+/// [m, ld / 32] i32 words, ld = n rounded up to 128 bits; the GELU
+/// pre-activation as [m, ld] f32, ld = n rounded up to 8.
+RankedTensorType getEpilogueAuxType(MLIRContext *context,
+                                    EpilogueActivation activation, int64_t m,
+                                    int64_t n);
+
 //===----------------------------------------------------------------------===//
 // Shared SBP rules (OneFlowSbpRules.cpp).
 //===----------------------------------------------------------------------===//

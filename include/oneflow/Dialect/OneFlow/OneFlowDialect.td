@@ -37,6 +37,19 @@ def OneFlow_GeluApproximationAttr
   let assemblyFormat = "`<` $value `>`";
 }
 
+def OneFlow_EpilogueActivation : I32EnumAttr<"EpilogueActivation",
+    "an activation a product's cuBLASLt epilogue applies or differentiates", [
+      I32EnumAttrCase<"Relu", 0, "relu">,
+      I32EnumAttrCase<"GeluTanh", 1, "gelu_tanh">]> {
+  let genSpecializedAttr = 0;
+  let cppNamespace = "::mlir::oneflow";
+}
+def OneFlow_EpilogueActivationAttr
+    : EnumAttr<OneFlow_Dialect, OneFlow_EpilogueActivation,
+               "epilogue_activation"> {
+  let assemblyFormat = "`<` $value `>`";
+}
+
 def OneFlow_LossReduction : I32EnumAttr<"LossReduction",
     "how per-sample losses are combined", [
       I32EnumAttrCase<"None", 0, "none">,

@@ -764,5 +764,6 @@ def OneFlow_MseLossOp : OneFlow_InferredOp<"mse_loss", [
 
 include "oneflow/Dialect/OneFlow/OneFlowGradOps.td"
 include "oneflow/Dialect/OneFlow/OneFlowKernelOps.td"
+include "oneflow/Dialect/OneFlow/OneFlowEpilogueOps.td"
 
 #endif // ONEFLOW_DIALECT_ONEFLOW_ONEFLOWOPS_TD

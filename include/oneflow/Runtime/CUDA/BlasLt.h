@@ -25,11 +25,43 @@ enum class DType { F32, F64 };
 /// bias gradient next to its weight gradient: BiasGradA the sums over k of
 /// op(a)'s rows (m values; a must be transposed, so they are a's column
 /// sums), BiasGradB the sums over k of op(b)'s columns (n values; b must
-/// not be transposed).
-enum class Epilogue { None, Bias, BiasRelu, BiasGelu, BiasGradA, BiasGradB };
+/// not be transposed). *Aux and D*: an activation's forward writes into
+/// `aux` what its gradient needs, which the backward product reads back
+/// (see auxLeadingDimension): BiasReluAux / BiasGeluAux compute
+/// act(op(a) op(b) + bias) and write the ReLU bit mask (RELU_AUX_BIAS) or
+/// the pre-activation (GELU_AUX_BIAS); DRelu / DGelu compute
+/// op(a) op(b) * act'(pre) from it (DRELU / DGELU), and D*BiasGrad also
+/// write the column sums of that result into the bias vector (n values:
+/// DRELU_BGRAD / DGELU_BGRAD).
+enum class Epilogue {
+  None,
+  Bias,
+  BiasRelu,
+  BiasGelu,
+  BiasGradA,
+  BiasGradB,
+  BiasReluAux,
+  BiasGeluAux,
+  DRelu,
+  DReluBiasGrad,
+  DGelu,
+  DGeluBiasGrad
+};
 
-/// "none", "bias", "bias_relu", "bias_gelu", "bias_grad_a", "bias_grad_b".
+/// "none", "bias", "bias_relu", "bias_gelu", "bias_grad_a", "bias_grad_b",
+/// "bias_relu_aux", "bias_gelu_aux", "drelu", "drelu_bias_grad", "dgelu",
+/// "dgelu_bias_grad".
 const char *epilogueName(Epilogue epilogue);
+
+/// Whether the epilogue writes or reads an aux matrix.
+bool hasAux(Epilogue epilogue);
+
+/// The aux matrix's leading dimension for a result of `n` columns, as the
+/// ABI lays it out (row i of the result is row i of aux) and cuBLASLt
+/// wants it (CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_LD: at least the rows of its
+/// column-major D, our n): for ReLU in bits, a multiple of 128; for GELU in
+/// elements, a multiple of 8. 0 for other epilogues.
+int64_t auxLeadingDimension(Epilogue epilogue, int64_t n);
 
 /// c[batch][m, n] = act(op(a) op(b) + bias) (+ c when `accumulate`); op
 /// transposes when the flag is set. Batches are `strideA` / `strideB`
@@ -55,9 +87,10 @@ public:
   BlasLt &operator=(const BlasLt &) = delete;
 
   /// Enqueues the product on the stream; `bias` only with an epilogue (read
-  /// by Bias*, written by BiasGrad*).
+  /// by Bias*, written by BiasGrad* and D*BiasGrad), `aux` only with an
+  /// aux epilogue (written by *Aux, read by D*).
   Status matmul(const MatmulShape &shape, DevicePtr a, DevicePtr b, DevicePtr c,
-                DevicePtr bias = 0);
+                DevicePtr bias = 0, DevicePtr aux = 0);
 
   static constexpr size_t kWorkspaceBytes = 32 << 20;
 

@@ -70,6 +70,40 @@ ONEFLOW_CUDA_EPILOGUE_ABI(bgrad_a_f32)
 ONEFLOW_CUDA_EPILOGUE_ABI(bgrad_b_f32)
 #undef ONEFLOW_CUDA_EPILOGUE_ABI
 
+/// Products that keep what an activation's gradient needs, and the
+/// products that read it back (cuBLASLt's RELU_AUX_BIAS / GELU_AUX_BIAS and
+/// DRELU(_BGRAD) / DGELU(_BGRAD) epilogues), all one f32 product into a
+/// fresh c, [m, n]. `aux` has a row per row of c, ld apart:
+/// - bias_relu_aux / bias_gelu_aux: c = act(op(a) op(b) + bias) (bias one
+///   per column, gelu in tanh form) and `aux` what its gradient needs. For
+///   ReLU the bit mask of op(a) op(b) + bias > 0: element (i, j) is bit
+///   i * ld + j, that is bit (i * ld + j) % 8 of byte (i * ld + j) / 8, with
+///   ld = n rounded up to a multiple of 128 bits; for GELU the
+///   pre-activation op(a) op(b) + bias, ld = n rounded up to a multiple of
+///   8 floats. Padding is left as it is.
+/// - drelu / dgelu: c = op(a) op(b) * act'(pre), read from `aux` as the
+///   forward product wrote it (its m and n those of c); k must not be 1.
+///   The _bgrad forms also write into `bias` the column sums of that c (n
+///   values): the bias gradient of the layer whose activation it is.
+/// Arguments are inputs, then outputs, then sizes.
+#define ONEFLOW_CUDA_AUX_FORWARD_ABI(SUFFIX)                                   \
+  ONEFLOW_CUDA_ABI void oneflow_cuda_gemm_##SUFFIX(                            \
+      int64_t a, int64_t b, int64_t bias, int64_t c, int64_t aux, int64_t m,   \
+      int64_t n, int64_t k, int64_t transposeA, int64_t transposeB);
+ONEFLOW_CUDA_AUX_FORWARD_ABI(bias_relu_aux_f32)
+ONEFLOW_CUDA_AUX_FORWARD_ABI(bias_gelu_aux_f32)
+#undef ONEFLOW_CUDA_AUX_FORWARD_ABI
+#define ONEFLOW_CUDA_AUX_GRADIENT_ABI(SUFFIX)                                  \
+  ONEFLOW_CUDA_ABI void oneflow_cuda_gemm_##SUFFIX##_f32(                      \
+      int64_t a, int64_t b, int64_t aux, int64_t c, int64_t m, int64_t n,      \
+      int64_t k, int64_t transposeA, int64_t transposeB);                      \
+  ONEFLOW_CUDA_ABI void oneflow_cuda_gemm_##SUFFIX##_bgrad_f32(                \
+      int64_t a, int64_t b, int64_t aux, int64_t c, int64_t bias, int64_t m,   \
+      int64_t n, int64_t k, int64_t transposeA, int64_t transposeB);
+ONEFLOW_CUDA_AUX_GRADIENT_ABI(drelu)
+ONEFLOW_CUDA_AUX_GRADIENT_ABI(dgelu)
+#undef ONEFLOW_CUDA_AUX_GRADIENT_ABI
+
 #define ONEFLOW_CUDA_CONV_ABI(NAME)                                            \
   ONEFLOW_CUDA_ABI void oneflow_cuda_##NAME(                                  \
       int64_t x, int64_t w, int64_t bias, int64_t y, int64_t n, int64_t c,     \

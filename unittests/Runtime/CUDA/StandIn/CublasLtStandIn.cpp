@@ -7,7 +7,16 @@
 // op(B)'s columns over k. Bad arguments fail with
 // CUBLAS_STATUS_INVALID_VALUE like the library, and the bias gradients
 // with layouts cuBLASLt does not take (BGRADA of a transposed A, BGRADB of
-// an untransposed B) with CUBLAS_STATUS_NOT_SUPPORTED.
+// an untransposed B) with CUBLAS_STATUS_NOT_SUPPORTED. The aux epilogues
+// write (RELU_AUX_BIAS, GELU_AUX_BIAS) and read (DRELU, DGELU and their
+// _BGRAD forms, which write the sums of D's rows) an aux matrix in D's
+// column-major layout, CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_LD apart: the
+// pre-activation for GELU, for ReLU a bit mask whose element (i, j) is
+// bit i + j * ld (bit (i + j * ld) % 8 of that byte: cuBLASLt documents the
+// mask's leading dimension in bits, a multiple of 128, not the order of
+// the bits in a byte, which only its own epilogues read). The leading
+// dimensions, D's order (column-major only) and k (not 1 for DRELU /
+// DGELU, which NVIDIA's nvmath-python refuses) are checked.
 //
 //===----------------------------------------------------------------------===//
 
@@ -49,6 +58,8 @@ struct Desc {
   const void *bias = nullptr;
   int32_t biasType = -1; // -1: D's type
   int64_t biasBatchStride = 0;
+  const void *aux = nullptr;
+  int64_t auxLd = 0;
 };
 
 struct Preference {
@@ -87,14 +98,51 @@ const char *epilogueName(uint32_t epilogue) {
     return "BGRADA";
   case CUBLASLT_EPILOGUE_BGRADB:
     return "BGRADB";
+  case CUBLASLT_EPILOGUE_RELU_AUX_BIAS:
+    return "RELU_AUX_BIAS";
+  case CUBLASLT_EPILOGUE_GELU_AUX_BIAS:
+    return "GELU_AUX_BIAS";
+  case CUBLASLT_EPILOGUE_DRELU:
+    return "DRELU";
+  case CUBLASLT_EPILOGUE_DRELU_BGRAD:
+    return "DRELU_BGRAD";
+  case CUBLASLT_EPILOGUE_DGELU:
+    return "DGELU";
+  case CUBLASLT_EPILOGUE_DGELU_BGRAD:
+    return "DGELU_BGRAD";
   }
   return nullptr;
+}
+
+bool isReluAux(uint32_t epilogue) {
+  return epilogue == CUBLASLT_EPILOGUE_RELU_AUX_BIAS ||
+         epilogue == CUBLASLT_EPILOGUE_DRELU ||
+         epilogue == CUBLASLT_EPILOGUE_DRELU_BGRAD;
+}
+bool isGeluAux(uint32_t epilogue) {
+  return epilogue == CUBLASLT_EPILOGUE_GELU_AUX_BIAS ||
+         epilogue == CUBLASLT_EPILOGUE_DGELU ||
+         epilogue == CUBLASLT_EPILOGUE_DGELU_BGRAD;
+}
+/// DRELU / DGELU, with or without the bias gradient.
+bool isActivationGradient(uint32_t epilogue) {
+  return epilogue == CUBLASLT_EPILOGUE_DRELU ||
+         epilogue == CUBLASLT_EPILOGUE_DRELU_BGRAD ||
+         epilogue == CUBLASLT_EPILOGUE_DGELU ||
+         epilogue == CUBLASLT_EPILOGUE_DGELU_BGRAD;
 }
 
 double gelu(double x) {
   // The tanh form, as CUBLASLT_EPILOGUE_GELU computes it.
   return 0.5 * x *
          (1 + std::tanh(0.7978845608028654 * (x + 0.044715 * x * x * x)));
+}
+
+/// Its derivative, what CUBLASLT_EPILOGUE_DGELU multiplies by.
+double geluDerivative(double x) {
+  double t = std::tanh(0.7978845608028654 * (x + 0.044715 * x * x * x));
+  return 0.5 * (1 + t) + 0.5 * x * (1 - t * t) * 0.7978845608028654 *
+                             (1 + 3 * 0.044715 * x * x);
 }
 
 /// x rounded to TF32's 10 explicit mantissa bits.
@@ -130,12 +178,45 @@ void multiply(const Desc &d, T alpha, const T *a, const Layout &la, const T *b,
           value += double(beta) * c[lc.at(batch, i, j)];
         if (d.epilogue & CUBLASLT_EPILOGUE_BIAS)
           value += bias[batch * d.biasBatchStride + i];
+        // The aux matrix (one batch), in D's column-major layout.
+        int64_t auxAt = i + j * d.auxLd;
+        auto *maskBytes =
+            static_cast<unsigned char *>(const_cast<void *>(d.aux));
+        auto *geluInputs = static_cast<T *>(const_cast<void *>(d.aux));
+        if (d.epilogue == CUBLASLT_EPILOGUE_RELU_AUX_BIAS) {
+          unsigned char bit = 1u << (auxAt % 8);
+          if (value > 0)
+            maskBytes[auxAt / 8] |= bit;
+          else
+            maskBytes[auxAt / 8] &= ~bit;
+        }
+        if (d.epilogue == CUBLASLT_EPILOGUE_GELU_AUX_BIAS)
+          geluInputs[auxAt] = static_cast<T>(value);
         if (d.epilogue & CUBLASLT_EPILOGUE_RELU)
           value = value > 0 ? value : 0;
         if (d.epilogue & CUBLASLT_EPILOGUE_GELU)
           value = gelu(value);
+        if (isActivationGradient(d.epilogue)) {
+          if (isReluAux(d.epilogue))
+            value = (maskBytes[auxAt / 8] >> (auxAt % 8)) & 1 ? value : 0;
+          else
+            value *= geluDerivative(geluInputs[auxAt]);
+        }
         out[ld.at(batch, i, j)] = static_cast<T>(value);
       }
+  // The bias gradients of DRELU_BGRAD / DGELU_BGRAD: D's rows summed, per
+  // batch.
+  if (d.epilogue == CUBLASLT_EPILOGUE_DRELU_BGRAD ||
+      d.epilogue == CUBLASLT_EPILOGUE_DGELU_BGRAD) {
+    T *sums = static_cast<T *>(const_cast<void *>(d.bias));
+    for (int64_t batch = 0; batch < ld.batchCount; ++batch)
+      for (int64_t i = 0; i < m; ++i) {
+        double sum = 0;
+        for (int64_t j = 0; j < n; ++j)
+          sum += out[ld.at(batch, i, j)];
+        sums[batch * d.biasBatchStride + i] = static_cast<T>(sum);
+      }
+  }
   // Bias gradients: op(A)'s rows (m values) or op(B)'s columns (n values)
   // summed over k, per batch.
   bool gradA = d.epilogue == CUBLASLT_EPILOGUE_BGRADA,
@@ -236,6 +317,12 @@ STANDIN_API cublasStatus_t cublasLtMatmulDescSetAttribute(
     break;
   case CUBLASLT_MATMUL_DESC_BIAS_BATCH_STRIDE:
     ok = read(d.biasBatchStride, buffer, size);
+    break;
+  case CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_POINTER:
+    ok = read(d.aux, buffer, size);
+    break;
+  case CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_LD:
+    ok = read(d.auxLd, buffer, size);
     break;
   default:
     break;
@@ -346,11 +433,20 @@ cublasLtMatmul(cublasLtHandle_t handle, cublasLtMatmulDesc_t operation,
       la.batchCount == ld.batchCount && lb.batchCount == ld.batchCount &&
       lc.batchCount == ld.batchCount;
   bool gradient = op.epilogue == CUBLASLT_EPILOGUE_BGRADA ||
-                  op.epilogue == CUBLASLT_EPILOGUE_BGRADB;
+                  op.epilogue == CUBLASLT_EPILOGUE_BGRADB ||
+                  op.epilogue == CUBLASLT_EPILOGUE_DRELU_BGRAD ||
+                  op.epilogue == CUBLASLT_EPILOGUE_DGELU_BGRAD;
+  // The aux matrix: set, its leading dimension (bits for the ReLU mask)
+  // at least D's rows and a multiple of 128 (ReLU) or 8 (GELU), one batch.
+  bool relu = isReluAux(op.epilogue), geluAux = isGeluAux(op.epilogue);
+  bool auxOk = !(relu || geluAux) ||
+               (op.aux && op.auxLd >= m && op.auxLd % (relu ? 128 : 8) == 0 &&
+                ld.batchCount == 1);
   bool biasOk = !(op.epilogue & CUBLASLT_EPILOGUE_BIAS || gradient) ||
                 (op.bias && (op.biasType == -1 || op.biasType == type));
-  if (!typesMatch || !shapesMatch || !biasOk || !la.valid() || !lb.valid() ||
-      !lc.valid() || !ld.valid() || (algo && algo->data[0] != 42)) {
+  if (!typesMatch || !shapesMatch || !biasOk || !auxOk || !la.valid() ||
+      !lb.valid() || !lc.valid() || !ld.valid() ||
+      (algo && algo->data[0] != 42)) {
     standin::log("cublasLtMatmul stream=%d rejected",
                  standin::streamId(stream));
     return CUBLAS_STATUS_INVALID_VALUE;
@@ -358,6 +454,12 @@ cublasLtMatmul(cublasLtHandle_t handle, cublasLtMatmulDesc_t operation,
   if ((op.epilogue == CUBLASLT_EPILOGUE_BGRADA && transA) ||
       (op.epilogue == CUBLASLT_EPILOGUE_BGRADB && !transB)) {
     standin::log("cublasLtMatmul stream=%d rejected (bias gradient layout)",
+                 standin::streamId(stream));
+    return CUBLAS_STATUS_NOT_SUPPORTED;
+  }
+  if ((relu || geluAux) && (ld.order != CUBLASLT_ORDER_COL ||
+                            (isActivationGradient(op.epilogue) && k == 1))) {
+    standin::log("cublasLtMatmul stream=%d rejected (aux epilogue layout)",
                  standin::streamId(stream));
     return CUBLAS_STATUS_NOT_SUPPORTED;
   }
