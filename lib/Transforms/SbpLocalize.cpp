@@ -250,10 +250,7 @@ private:
     Value first = EqualOp::create(builder, loc, coordinateOf(loc, axis, i64),
                                   scalarConstant(loc, i64, 0));
     auto type = cast<RankedTensorType>(value.getType());
-    Type element = type.getElementType();
-    Value zero = element.isInteger(1)
-                     ? zeros(loc, RankedTensorType::get({}, element))
-                     : scalarConstant(loc, element, 0);
+    Value zero = zeros(loc, RankedTensorType::get({}, type.getElementType()));
     return WhereOp::create(builder, loc, type, first, value, zero);
   }
 
