@@ -51,38 +51,6 @@ static void copyPersistentOutputs(ModuleOp module, func::FuncOp graph) {
   }
 }
 
-/// Ranks with the same local shapes get the same kernels: each distinct
-/// body is compiled once and every call uses it.
-static void deduplicateKernels(ModuleOp module) {
-  llvm::StringMap<StringAttr> firstWithBody;
-  llvm::DenseMap<StringAttr, StringAttr> replacement;
-  SmallVector<func::FuncOp> duplicates;
-  for (auto kernel : module.getOps<func::FuncOp>()) {
-    if (!kernel->hasAttr(kKernelAttrName))
-      continue;
-    std::string body;
-    llvm::raw_string_ostream os(body);
-    os << kernel.getFunctionType();
-    kernel.getBody().front().walk([&](Operation *op) {
-      op->print(os, OpPrintingFlags().printGenericOpForm().useLocalScope());
-      os << "\n";
-    });
-    auto [it, inserted] =
-        firstWithBody.try_emplace(body, kernel.getSymNameAttr());
-    if (!inserted) {
-      replacement[kernel.getSymNameAttr()] = it->second;
-      duplicates.push_back(kernel);
-    }
-  }
-  module.walk([&](func::CallOp call) {
-    if (auto it = replacement.find(call.getCalleeAttr().getAttr());
-        it != replacement.end())
-      call.setCallee(it->second.getValue());
-  });
-  for (func::FuncOp kernel : duplicates)
-    kernel.erase();
-}
-
 namespace {
 /// What fusion did over all rank programs.
 struct FusionStats {
@@ -229,8 +197,8 @@ static FailureOr<SmallVector<RankGraph>> rankGraphsOf(ModuleOp module,
   return graphs;
 }
 
-/// What both outputs do first: fuse and outline each rank's kernels, share
-/// identical kernels, let optimizer updates write their variables.
+/// What both outputs do first: fuse and outline each rank's kernels, let
+/// optimizer updates write their variables, share identical kernels.
 static FailureOr<SmallVector<RankGraph>>
 prepareKernels(ModuleOp module, const EmitPlanOptions &options,
                int64_t &numRanks) {
@@ -258,15 +226,14 @@ prepareKernels(ModuleOp module, const EmitPlanOptions &options,
     copyPersistentOutputs(module, graph);
   }
 
-  // Ranks with the same local shapes share kernels. Not yet on one rank
-  // (repeated layers): a body shared by an update written in place and an
-  // ordinary call would make both write in place.
-  if (graphs->size() > 1)
-    deduplicateKernels(module);
-  // Optimizer updates write their variables directly (no ASSIGN copies).
+  // Optimizer updates write their variables directly (no ASSIGN copies),
+  // as each call allows; then kernels with the same body and the same
+  // in-place decision are compiled once (repeated layers, and ranks with
+  // the same local shapes).
   {
     PassManager pm(module.getContext());
     pm.addPass(createUpdateVariablesInPlace());
+    pm.addPass(createShareKernels());
     if (failed(applyPassManagerCLOptions(pm)) || failed(pm.run(module)))
       return failure();
   }
