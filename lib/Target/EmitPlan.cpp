@@ -72,6 +72,7 @@ static LogicalResult fuseGraph(func::FuncOp graph, FusionStats &stats) {
   stats.opsBefore += llvm::count_if(graph.getOps(), isKernelOp);
   PassManager pm(graph.getContext(), func::FuncOp::getOperationName());
   pm.addPass(createFuse());
+  applyDefaultTimingPassManagerCLOptions(pm);
   if (failed(applyPassManagerCLOptions(pm)) || failed(pm.run(graph)))
     return failure();
   for (auto fused : graph.getOps<FusedOp>()) {
@@ -220,6 +221,7 @@ prepareKernels(ModuleOp module, const EmitPlanOptions &options,
       OutlineKernelsOptions outline;
       outline.graphFunction = graph.getSymName().str();
       pm.addPass(createOutlineKernels(outline));
+      applyDefaultTimingPassManagerCLOptions(pm);
       if (failed(applyPassManagerCLOptions(pm)) || failed(pm.run(module)))
         return failure();
     }
@@ -234,6 +236,7 @@ prepareKernels(ModuleOp module, const EmitPlanOptions &options,
     PassManager pm(module.getContext());
     pm.addPass(createUpdateVariablesInPlace());
     pm.addPass(createShareKernels());
+    applyDefaultTimingPassManagerCLOptions(pm);
     if (failed(applyPassManagerCLOptions(pm)) || failed(pm.run(module)))
       return failure();
   }
