@@ -314,14 +314,21 @@ LogicalResult mlir::oneflow::emitPlan(ModuleOp module,
   };
   std::string library = pathOf(built->plan.kernel_library());
   std::string tempLibrary = library + ".tmp";
-  phase("kernel code");
+  // The kernels' MLIR lowering, then (the compilers report when) their LLVM
+  // code.
+  phase("kernel lowering");
+  CodegenStats codegen;
   if (options.cuda) {
     // A CUDA plan: the GPU functions in a fatbin, their host code in
     // kernels.so.
     built->plan.set_device("cuda");
     std::string fatbin = pathOf("kernels.fatbin");
+    CudaKernelsOptions cuda = *options.cuda;
+    cuda.threads = options.compileThreads;
+    cuda.phase = phase;
+    cuda.stats = &codegen;
     FailureOr<CudaKernelsReport> report =
-        compileCudaKernels(module, fatbin + ".tmp", tempLibrary, *options.cuda);
+        compileCudaKernels(module, fatbin + ".tmp", tempLibrary, cuda);
     if (failed(report))
       return failure();
     // Without GPU functions (every kernel a library call) there is no
@@ -338,12 +345,21 @@ LogicalResult mlir::oneflow::emitPlan(ModuleOp module,
       printCudaReport(*options.report, *report, fatbin);
   } else {
     built->plan.set_device("cpu");
-    if (failed(compileKernels(module, tempLibrary, options.gpuKernelsOnCpu)))
+    CpuKernelsOptions cpu;
+    cpu.gpuKernelsOnCpu = options.gpuKernelsOnCpu;
+    cpu.threads = options.compileThreads;
+    cpu.phase = phase;
+    cpu.stats = &codegen;
+    if (failed(compileKernels(module, tempLibrary, cpu)))
       return failure();
   }
   if (std::error_code ec = llvm::sys::fs::rename(tempLibrary, library))
     return emitError(loc) << "cannot move the kernel library into place: "
                           << ec.message();
+  if (options.report)
+    *options.report << "kernel code: " << codegen.kernels
+                    << " distinct kernels in " << codegen.objects
+                    << " object(s) on " << codegen.threads << " thread(s)\n";
   phase("writing");
   if (failed(writeAtomically(loc, pathOf(built->plan.weights_file()),
                              built->weights)))
