@@ -102,6 +102,15 @@ Operation *mlir::oneflow::getFusionRoot(Block &body) {
 
 namespace {
 
+/// The most ops a group holds. Compile time grows faster than a kernel's
+/// size (LLVM optimizes and emits whole functions), and one kind of group
+/// grows with the model: the optimizer update, whose elementwise work for
+/// every parameter would otherwise be one kernel (the 128-layer GPT's:
+/// 9,000 ops, a minute of LLVM). Bounded, the update is a run of kernels of
+/// consecutive parameters, which repeat with the layers and are then
+/// compiled once (oneflow-share-kernels).
+constexpr unsigned kMaxGroupOps = 1024;
+
 class Fuser {
 public:
   explicit Fuser(Block &block) : block(block) {}
@@ -414,14 +423,20 @@ private:
         !phasesAllow(producer, consumer) || !kindsAllow(producer, consumer))
       return;
     if ((summary[groupOf(from)].library && summary[groupOf(to)].library) ||
-        leavesReshapeToConsumers(producer, consumer) || pathOutside(from, to) ||
-        pathOutside(to, from))
+        tooLarge(from, to) || leavesReshapeToConsumers(producer, consumer) ||
+        pathOutside(from, to) || pathOutside(to, from))
       return;
     unite(from, to);
   }
 
+  /// Whether the groups of `a` and `b` together exceed kMaxGroupOps.
+  bool tooLarge(Operation *a, Operation *b) {
+    return groupSize[groupOf(a)] + groupSize[groupOf(b)] > kMaxGroupOps;
+  }
+
   /// Merges the groups of the optimizer update that are pure elementwise
-  /// work, segment by segment, when neither reaches the other.
+  /// work, segment by segment, when neither reaches the other; a group that
+  /// would grow past kMaxGroupOps is left and the next one starts.
   void mergeUpdates() {
     DenseMap<int64_t, Operation *> current; // segment -> update group
     for (Operation *op : ops) {
@@ -436,7 +451,13 @@ private:
         continue;
       }
       Operation *other = leader(group);
-      if (other == lead || pathOutside(other, lead) || pathOutside(lead, other))
+      if (other == lead)
+        continue;
+      if (tooLarge(other, lead)) {
+        group = lead;
+        continue;
+      }
+      if (pathOutside(other, lead) || pathOutside(lead, other))
         continue;
       unite(other, lead);
       group = leader(lead);
