@@ -109,7 +109,7 @@ namespace {
 /// 9,000 ops, a minute of LLVM). Bounded, the update is a run of kernels of
 /// consecutive parameters, which repeat with the layers and are then
 /// compiled once (oneflow-share-kernels).
-constexpr unsigned kMaxGroupOps = 1024;
+constexpr int64_t kMaxGroupOps = 1024;
 
 class Fuser {
 public:
@@ -431,13 +431,16 @@ private:
 
   /// Whether the groups of `a` and `b` together exceed kMaxGroupOps.
   bool tooLarge(Operation *a, Operation *b) {
-    return groupSize[groupOf(a)] + groupSize[groupOf(b)] > kMaxGroupOps;
+    return int64_t(groupSize[groupOf(a)]) + groupSize[groupOf(b)] >
+           kMaxGroupOps;
   }
 
   /// Merges the groups of the optimizer update that are pure elementwise
   /// work, segment by segment, when neither reaches the other; a group that
-  /// would grow past kMaxGroupOps is left and the next one starts.
+  /// would grow past kMaxGroupOps is left and the next one starts, or
+  /// earlier, where the updates repeat with the layers (alignedCuts).
   void mergeUpdates() {
+    DenseSet<Operation *> cutBefore = alignedCuts();
     DenseMap<int64_t, Operation *> current; // segment -> update group
     for (Operation *op : ops) {
       if (phaseOf(op).first != "update")
@@ -453,7 +456,7 @@ private:
       Operation *other = leader(group);
       if (other == lead)
         continue;
-      if (tooLarge(other, lead)) {
+      if (tooLarge(other, lead) || cutBefore.contains(op)) {
         group = lead;
         continue;
       }
@@ -462,6 +465,95 @@ private:
       unite(other, lead);
       group = leader(lead);
     }
+  }
+
+  /// Where the horizontally fused update of a segment whose elementwise
+  /// update groups hold more than kMaxGroupOps ops should start a new
+  /// kernel (the first op of a group) so that its kernels repeat: the
+  /// groups of a deep model repeat with its layers, a period of p groups
+  /// and P ops, and a kernel of L = kMaxGroupOps / P whole periods, cut
+  /// where the periods start, is the same for every L layers, so it is
+  /// compiled once. The period is the smallest p over which most of the
+  /// groups' signatures (op names, result types, attributes, which operands
+  /// come from inside) repeat. Models whose update fits one kernel get no
+  /// cut.
+  DenseSet<Operation *> alignedCuts() {
+    // The elementwise update groups of each segment, by their first op.
+    llvm::MapVector<int64_t, SmallVector<Operation *>> firstOps;
+    DenseSet<unsigned> seen;
+    for (Operation *op : ops)
+      if (phaseOf(op).first == "update" && summary[groupOf(op)].elementwise &&
+          seen.insert(groupOf(op)).second)
+        firstOps[segmentOf[op]].push_back(op);
+    DenseMap<unsigned, SmallVector<Operation *>> members;
+    for (Operation *op : ops)
+      if (seen.contains(groupOf(op)))
+        members[groupOf(op)].push_back(op);
+
+    DenseSet<Operation *> cuts;
+    for (auto &[segment, firsts] : firstOps) {
+      size_t count = firsts.size();
+      SmallVector<llvm::hash_code> signature;
+      SmallVector<int64_t> size;
+      int64_t total = 0;
+      for (Operation *first : firsts) {
+        unsigned group = groupOf(first);
+        llvm::hash_code hash = 0;
+        for (Operation *member : members[group]) {
+          hash =
+              llvm::hash_combine(hash, member->getName().getAsOpaquePointer(),
+                                 member->getRawDictionaryAttrs(),
+                                 member->getPropertiesAsAttribute());
+          for (Type type : member->getResultTypes())
+            hash = llvm::hash_combine(hash, type.getAsOpaquePointer());
+          for (Value operand : member->getOperands()) {
+            Operation *def = operand.getDefiningOp();
+            hash = llvm::hash_combine(
+                hash, operand.getType().getAsOpaquePointer(),
+                def && def->getBlock() == &block && groupOf(def) == group);
+          }
+        }
+        signature.push_back(hash);
+        size.push_back(groupSize[group]);
+        total += groupSize[group];
+      }
+      if (total <= kMaxGroupOps || count < 4)
+        continue;
+      // The smallest period whose longest run of repeats covers half the
+      // groups.
+      size_t period = 0, start = 0, run = 0;
+      for (size_t p = 1; p <= std::min<size_t>(count / 2, 512); ++p) {
+        size_t length = 0, longest = 0, from = 0;
+        for (size_t i = 0; i + p < count; ++i) {
+          length = signature[i] == signature[i + p] ? length + 1 : 0;
+          if (length > longest) {
+            longest = length;
+            from = i + 1 - length;
+          }
+        }
+        if (longest >= (count - p) / 2) {
+          period = p;
+          start = from;
+          run = longest;
+          break;
+        }
+      }
+      if (!period)
+        continue;
+      int64_t periodOps = 0;
+      for (size_t i = start; i < start + period; ++i)
+        periodOps += size[i];
+      size_t step = period * (kMaxGroupOps / periodOps);
+      if (step == 0)
+        continue;
+      // Groups [start, start + run) equal the ones a period later: the
+      // periods fill [start, end). Kernels start where a period does.
+      size_t end = start + run + period;
+      for (size_t i = start; i <= end && i < count; i += step)
+        if (i > 0)
+          cuts.insert(firsts[i]);
+    }
+    return cuts;
   }
 
   /// The one tensor a cheap op computes from (its other operands are
