@@ -171,20 +171,23 @@ static constexpr int64_t kMaxChunks = 32;
 /// size: the largest first, each to the lightest chunk so far. Depends only
 /// on the module.
 static SmallVector<SmallVector<StringRef>>
-partitionEntries(ModuleOp module, ArrayRef<std::string> names) {
+partitionEntries(SymbolTable &symbols, ArrayRef<std::string> names) {
   SmallVector<int64_t> cost;
   int64_t total = 0;
   for (const std::string &name : names) {
     int64_t ops = 0;
     std::string body = name + kKernelBodySuffix.str();
     for (StringRef symbol : {StringRef(name), StringRef(body)})
-      if (Operation *function = module.lookupSymbol(symbol))
+      if (Operation *function = symbols.lookup(symbol))
         function->walk([&](Operation *) { ++ops; });
     cost.push_back(ops);
     total += ops;
   }
-  int64_t count = std::clamp<int64_t>(
-      total / kMinChunkOps, 1, std::min<int64_t>(kMaxChunks, names.size()));
+  // One chunk at least: a plan without kernels still gets a (linkable)
+  // object.
+  int64_t count =
+      std::max<int64_t>(1, std::min<int64_t>({total / kMinChunkOps, kMaxChunks,
+                                              int64_t(names.size())}));
   SmallVector<unsigned> order(names.size());
   std::iota(order.begin(), order.end(), 0);
   llvm::stable_sort(order,
@@ -207,7 +210,7 @@ partitionEntries(ModuleOp module, ArrayRef<std::string> names) {
 /// reference (functions, globals, declarations), copied from `module` in its
 /// order. Definitions other than the entries become internal: each chunk
 /// keeps its own copy, and only the entries are exported.
-static OwningOpRef<ModuleOp> extractChunk(ModuleOp module,
+static OwningOpRef<ModuleOp> extractChunk(ModuleOp module, SymbolTable &symbols,
                                           ArrayRef<StringRef> names) {
   DenseSet<Operation *> needed;
   SmallVector<Operation *> worklist;
@@ -217,14 +220,14 @@ static OwningOpRef<ModuleOp> extractChunk(ModuleOp module,
   };
   DenseSet<StringRef> entries(names.begin(), names.end());
   for (StringRef name : names) {
-    need(module.lookupSymbol(name));
-    need(module.lookupSymbol((name + kKernelBodySuffix).str()));
+    need(symbols.lookup(name));
+    need(symbols.lookup((name + kKernelBodySuffix).str()));
   }
   while (!worklist.empty()) {
     Operation *op = worklist.pop_back_val();
     if (auto uses = SymbolTable::getSymbolUses(op))
       for (const SymbolTable::SymbolUse &use : *uses)
-        need(module.lookupSymbol(use.getSymbolRef().getRootReference()));
+        need(symbols.lookup(use.getSymbolRef().getRootReference()));
   }
   OpBuilder builder(module.getContext());
   OwningOpRef<ModuleOp> chunk = ModuleOp::create(module.getLoc());
@@ -278,10 +281,11 @@ mlir::oneflow::emitHostObjects(ModuleOp module, ArrayRef<std::string> names,
 
   // The chunks are cut on this thread; translation, optimization and object
   // emission of each run on the workers, in any order.
+  SymbolTable symbols(module);
   SmallVector<OwningOpRef<ModuleOp>> chunks;
   SmallVector<std::string> paths;
-  for (ArrayRef<StringRef> entries : partitionEntries(module, names)) {
-    chunks.push_back(extractChunk(module, entries));
+  for (ArrayRef<StringRef> entries : partitionEntries(symbols, names)) {
+    chunks.push_back(extractChunk(module, symbols, entries));
     paths.push_back((objectPrefix + "." + Twine(paths.size()) + ".o").str());
   }
   SmallVector<char> ok(chunks.size(), 0);
