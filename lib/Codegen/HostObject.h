@@ -13,6 +13,7 @@
 #include "mlir/IR/BuiltinOps.h"
 
 #include <string>
+#include <vector>
 
 namespace mlir {
 namespace oneflow {
@@ -21,13 +22,32 @@ namespace oneflow {
 /// for every kernel of `names` (bodies in the LLVM dialect).
 LogicalResult addEntryPoints(ModuleOp module, ArrayRef<std::string> names);
 
-/// Translates `module` (LLVM dialect) to LLVM IR, optimizes it at O3 for the
-/// host CPU and writes an object file.
-LogicalResult emitHostObject(ModuleOp module, llvm::StringRef objectPath);
+/// The threads that compile host code: `requested`, else the
+/// ONEFLOW_COMPILE_THREADS environment variable, else every core.
+unsigned codegenThreads(unsigned requested = 0);
 
-/// Links `objectPath` with `extraArgs` (libraries, flags) into the shared
+/// The object files of the host code, in link order, and the threads that
+/// compiled them.
+struct HostObjects {
+  SmallVector<std::string> paths;
+  unsigned threads = 1;
+};
+
+/// Translates `module` (LLVM dialect, with the entry points `names`) to LLVM
+/// IR, optimizes it at O3 for the host CPU and writes object files
+/// `<objectPrefix>.<i>.o`. The entries are split into chunks of similar size
+/// (by the module alone, not the thread count, so the objects do not depend
+/// on it), each translated, optimized and emitted with its own LLVMContext
+/// on one of codegenThreads(`threads`) threads; only the entries are
+/// exported.
+FailureOr<HostObjects> emitHostObjects(ModuleOp module,
+                                       ArrayRef<std::string> names,
+                                       llvm::StringRef objectPrefix,
+                                       unsigned threads = 0);
+
+/// Links `objectPaths` with `extraArgs` (libraries, flags) into the shared
 /// library `libraryPath`.
-LogicalResult linkSharedLibrary(Location loc, llvm::StringRef objectPath,
+LogicalResult linkSharedLibrary(Location loc, ArrayRef<std::string> objectPaths,
                                 llvm::StringRef libraryPath,
                                 ArrayRef<llvm::StringRef> extraArgs);
 

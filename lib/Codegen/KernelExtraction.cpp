@@ -36,7 +36,9 @@ LogicalResult mlir::oneflow::runKernelPipeline(ModuleOp module,
                                                StringRef pipeline,
                                                Operation *source) {
   PassManager pm(module.getContext());
-  // --mlir-print-ir-after=... and friends see inside the kernel pipeline.
+  // --mlir-print-ir-after=... and friends (--mlir-timing too) see inside the
+  // kernel pipeline.
+  applyDefaultTimingPassManagerCLOptions(pm);
   if (failed(applyPassManagerCLOptions(pm)) ||
       failed(parsePassPipeline(pipeline, pm, llvm::errs())))
     return source->emitError() << "invalid kernel lowering pipeline";

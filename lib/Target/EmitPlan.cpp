@@ -52,38 +52,6 @@ static void copyPersistentOutputs(ModuleOp module, func::FuncOp graph) {
   }
 }
 
-/// Ranks with the same local shapes get the same kernels: each distinct
-/// body is compiled once and every call uses it.
-static void deduplicateKernels(ModuleOp module) {
-  llvm::StringMap<StringAttr> firstWithBody;
-  llvm::DenseMap<StringAttr, StringAttr> replacement;
-  SmallVector<func::FuncOp> duplicates;
-  for (auto kernel : module.getOps<func::FuncOp>()) {
-    if (!kernel->hasAttr(kKernelAttrName))
-      continue;
-    std::string body;
-    llvm::raw_string_ostream os(body);
-    os << kernel.getFunctionType();
-    kernel.getBody().front().walk([&](Operation *op) {
-      op->print(os, OpPrintingFlags().printGenericOpForm().useLocalScope());
-      os << "\n";
-    });
-    auto [it, inserted] =
-        firstWithBody.try_emplace(body, kernel.getSymNameAttr());
-    if (!inserted) {
-      replacement[kernel.getSymNameAttr()] = it->second;
-      duplicates.push_back(kernel);
-    }
-  }
-  module.walk([&](func::CallOp call) {
-    if (auto it = replacement.find(call.getCalleeAttr().getAttr());
-        it != replacement.end())
-      call.setCallee(it->second.getValue());
-  });
-  for (func::FuncOp kernel : duplicates)
-    kernel.erase();
-}
-
 namespace {
 /// What fusion did over all rank programs.
 struct FusionStats {
@@ -116,6 +84,7 @@ static LogicalResult fuseGraph(func::FuncOp graph, FusionStats &stats) {
   stats.opsBefore += llvm::count_if(graph.getOps(), isKernelOp);
   PassManager pm(graph.getContext(), func::FuncOp::getOperationName());
   pm.addPass(createFuse());
+  applyDefaultTimingPassManagerCLOptions(pm);
   if (failed(applyPassManagerCLOptions(pm)) || failed(pm.run(graph)))
     return failure();
   for (auto fused : graph.getOps<FusedOp>()) {
@@ -257,8 +226,8 @@ static FailureOr<SmallVector<RankGraph>> rankGraphsOf(ModuleOp module,
 }
 
 /// What both outputs do first: fuse and outline each rank's kernels (for
-/// CUDA kernels, `cuda`, first folding activation gradients into products),
-/// share identical kernels, let optimizer updates write their variables.
+/// CUDA kernels, first folding activation gradients into products), let
+/// optimizer updates write their variables, share identical kernels.
 static FailureOr<SmallVector<RankGraph>>
 prepareKernels(ModuleOp module, const EmitPlanOptions &options, bool cuda,
                int64_t &numRanks) {
@@ -282,21 +251,22 @@ prepareKernels(ModuleOp module, const EmitPlanOptions &options, bool cuda,
       OutlineKernelsOptions outline;
       outline.graphFunction = graph.getSymName().str();
       pm.addPass(createOutlineKernels(outline));
+      applyDefaultTimingPassManagerCLOptions(pm);
       if (failed(applyPassManagerCLOptions(pm)) || failed(pm.run(module)))
         return failure();
     }
     copyPersistentOutputs(module, graph);
   }
 
-  // Ranks with the same local shapes share kernels. Not yet on one rank
-  // (repeated layers): a body shared by an update written in place and an
-  // ordinary call would make both write in place.
-  if (graphs->size() > 1)
-    deduplicateKernels(module);
-  // Optimizer updates write their variables directly (no ASSIGN copies).
+  // Optimizer updates write their variables directly (no ASSIGN copies),
+  // as each call allows; then kernels with the same body and the same
+  // in-place decision are compiled once (repeated layers, and ranks with
+  // the same local shapes).
   {
     PassManager pm(module.getContext());
     pm.addPass(createUpdateVariablesInPlace());
+    pm.addPass(createShareKernels());
+    applyDefaultTimingPassManagerCLOptions(pm);
     if (failed(applyPassManagerCLOptions(pm)) || failed(pm.run(module)))
       return failure();
   }
@@ -374,14 +344,21 @@ LogicalResult mlir::oneflow::emitPlan(ModuleOp module,
   };
   std::string library = pathOf(built->plan.kernel_library());
   std::string tempLibrary = library + ".tmp";
-  phase("kernel code");
+  // The kernels' MLIR lowering, then (the compilers report when) their LLVM
+  // code.
+  phase("kernel lowering");
+  CodegenStats codegen;
   if (options.cuda) {
     // A CUDA plan: the GPU functions in a fatbin, their host code in
     // kernels.so.
     built->plan.set_device("cuda");
     std::string fatbin = pathOf("kernels.fatbin");
+    CudaKernelsOptions cuda = *options.cuda;
+    cuda.threads = options.compileThreads;
+    cuda.phase = phase;
+    cuda.stats = &codegen;
     FailureOr<CudaKernelsReport> report =
-        compileCudaKernels(module, fatbin + ".tmp", tempLibrary, *options.cuda);
+        compileCudaKernels(module, fatbin + ".tmp", tempLibrary, cuda);
     if (failed(report))
       return failure();
     // Without GPU functions (every kernel a library call) there is no
@@ -398,12 +375,21 @@ LogicalResult mlir::oneflow::emitPlan(ModuleOp module,
       printCudaReport(*options.report, *report, fatbin);
   } else {
     built->plan.set_device("cpu");
-    if (failed(compileKernels(module, tempLibrary, options.gpuKernelsOnCpu)))
+    CpuKernelsOptions cpu;
+    cpu.gpuKernelsOnCpu = options.gpuKernelsOnCpu;
+    cpu.threads = options.compileThreads;
+    cpu.phase = phase;
+    cpu.stats = &codegen;
+    if (failed(compileKernels(module, tempLibrary, cpu)))
       return failure();
   }
   if (std::error_code ec = llvm::sys::fs::rename(tempLibrary, library))
     return emitError(loc) << "cannot move the kernel library into place: "
                           << ec.message();
+  if (options.report)
+    *options.report << "kernel code: " << codegen.kernels
+                    << " distinct kernels in " << codegen.objects
+                    << " object(s) on " << codegen.threads << " thread(s)\n";
   phase("writing");
   if (failed(writeAtomically(loc, pathOf(built->plan.weights_file()),
                              built->weights)))

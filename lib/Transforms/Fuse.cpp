@@ -33,6 +33,16 @@
 // value (so the update can be written in place), both when it checks that a
 // merge keeps the program acyclic and when it reorders the block.
 //
+// Cost: groups are a union-find with per-group summaries (first and last
+// program index, whether the group holds a library call or only elementwise
+// work, the groups it has edges to and from), so a merge never walks a
+// group's members. Whether a merge would close a cycle is a search from
+// both ends at once (successors of one group, predecessors of the other,
+// one group at a time each), which stops as soon as either side runs out:
+// the side with less to explore bounds the cost, so joining a parameter's
+// update to its gradient's kernel, or the updates of all parameters into
+// one kernel, no longer explores the rest of the program.
+//
 //===----------------------------------------------------------------------===//
 
 #include "oneflow/Dialect/OneFlow/OneFlowDialect.h"
@@ -40,7 +50,6 @@
 #include "oneflow/Transforms/Provenance.h"
 
 #include "mlir/IR/Builders.h"
-#include "llvm/ADT/EquivalenceClasses.h"
 #include "llvm/ADT/MapVector.h"
 
 #include <queue>
@@ -94,6 +103,15 @@ Operation *mlir::oneflow::getFusionRoot(Block &body) {
 
 namespace {
 
+/// The most ops a group holds. Compile time grows faster than a kernel's
+/// size (LLVM optimizes and emits whole functions), and one kind of group
+/// grows with the model: the optimizer update, whose elementwise work for
+/// every parameter would otherwise be one kernel (the 128-layer GPT's:
+/// 9,000 ops, a minute of LLVM). Bounded, the update is a run of kernels of
+/// consecutive parameters, which repeat with the layers and are then
+/// compiled once (oneflow-share-kernels).
+constexpr int64_t kMaxGroupOps = 1024;
+
 class Fuser {
 public:
   explicit Fuser(Block &block) : block(block) {}
@@ -122,13 +140,118 @@ private:
       if (!isa<OneFlowDialect>(op.getDialect()))
         ++segment;
       segmentOf[&op] = segment;
-      groups.insert(&op);
-      firstIndex[&op] = index[&op];
-      hasLibrary[&op] = getFusionKind(&op) == FusionKind::Library;
+      addNode(&op);
       microbatched |= phaseOf(&op).second > 0;
       if (auto assign = dyn_cast<AssignOp>(op))
         assignsOf[assign.getVarName()].push_back(assign);
     }
+    buildEdges();
+  }
+
+  //===--------------------------------------------------------------------===//
+  // Groups: a union-find over the ops with per-group summaries.
+  //===--------------------------------------------------------------------===//
+
+  /// What a merge needs to know of a group without walking its members.
+  struct Summary {
+    int64_t first, last; // program indices of the first and last member
+    bool library;        // holds a library call
+    bool elementwise;    // holds only elementwise and movement ops
+  };
+
+  /// Makes `op` a group of its own (`index[op]` set).
+  void addNode(Operation *op) {
+    unsigned id = nodeOp.size();
+    nodeOp.push_back(op);
+    nodeOf[op] = id;
+    parent.push_back(id);
+    groupSize.push_back(1);
+    FusionKind kind = getFusionKind(op);
+    summary.push_back(
+        {index[op], index[op], kind == FusionKind::Library,
+         kind == FusionKind::Elementwise || kind == FusionKind::Movement});
+    succs.emplace_back();
+    preds.emplace_back();
+    forwardMark.push_back(0);
+    backwardMark.push_back(0);
+    neighborMark.push_back(0);
+  }
+
+  unsigned find(unsigned id) {
+    while (parent[id] != id) {
+      parent[id] = parent[parent[id]];
+      id = parent[id];
+    }
+    return id;
+  }
+  unsigned groupOf(Operation *op) { return find(nodeOf.at(op)); }
+  Operation *leader(Operation *op) { return nodeOp[groupOf(op)]; }
+
+  /// The edges between ops that searches follow: values, and from a read of
+  /// a variable to its writers. An opaque op never joins a group, so one
+  /// without successors (an assign) ends every path and one without
+  /// predecessors (a variable, a constant) starts only: the lists leave
+  /// them out.
+  void buildEdges() {
+    unsigned count = nodeOp.size();
+    std::vector<std::vector<unsigned>> out(count), in(count);
+    for (unsigned id = 0; id < count; ++id) {
+      Operation *op = nodeOp[id];
+      auto add = [&](Operation *user) {
+        user = block.findAncestorOpInBlock(*user);
+        if (!user || user->hasTrait<OpTrait::IsTerminator>())
+          return;
+        unsigned target = nodeOf.at(user);
+        if (target != id)
+          out[id].push_back(target);
+      };
+      for (Operation *user : op->getUsers())
+        add(user);
+      for (Operation *writer : writersAfter(op))
+        add(writer);
+      llvm::sort(out[id]);
+      out[id].erase(llvm::unique(out[id]), out[id].end());
+      for (unsigned target : out[id])
+        in[target].push_back(id);
+    }
+    auto keep = [&](const std::vector<std::vector<unsigned>> &edges,
+                    unsigned id) {
+      return !edges[id].empty() ||
+             getFusionKind(nodeOp[id]) != FusionKind::Opaque;
+    };
+    for (unsigned id = 0; id < count; ++id) {
+      for (unsigned target : out[id])
+        if (keep(out, target))
+          succs[id].push_back(target);
+      for (unsigned source : in[id])
+        if (keep(in, source))
+          preds[id].push_back(source);
+    }
+  }
+
+  /// Calls `visit` on each group that group `group` has an edge to in
+  /// `edges` (its successors or predecessors) until it returns true; returns
+  /// whether it did. Drops the entries that now lie inside the group or
+  /// repeat another's group.
+  template <typename Visit>
+  bool forEachNeighbor(std::vector<std::vector<unsigned>> &edges,
+                       unsigned group, Visit visit) {
+    std::vector<unsigned> &list = edges[group];
+    ++neighborStamp;
+    size_t kept = 0;
+    for (size_t i = 0, e = list.size(); i < e; ++i) {
+      unsigned other = find(list[i]);
+      if (other == group || neighborMark[other] == neighborStamp)
+        continue;
+      neighborMark[other] = neighborStamp;
+      list[kept++] = other;
+      if (visit(other)) {
+        list.erase(list.begin() + kept, list.begin() + i + 1);
+        return true;
+      }
+    }
+    list.resize(kept);
+    return false;
   }
 
   /// The ops that must follow `op` though no value flows to them: when `op`
@@ -154,8 +277,6 @@ private:
     }
     return writers;
   }
-
-  Operation *leader(Operation *op) { return groups.getLeaderValue(op); }
 
   /// Phase and micro-batch: ops of different ones never share a kernel.
   static std::pair<StringRef, int64_t> phaseOf(Operation *op) {
@@ -199,53 +320,86 @@ private:
     return true;
   }
 
-  /// Merges the groups led by `a` and `b`, keeping their per-group facts.
+  /// Merges the groups of `a` and `b`, keeping their summaries.
   void unite(Operation *a, Operation *b) {
-    int64_t first = std::min(firstIndex[a], firstIndex[b]);
-    bool library = hasLibrary[a] || hasLibrary[b];
-    groups.unionSets(a, b);
-    firstIndex[leader(a)] = first;
-    hasLibrary[leader(a)] = library;
+    unsigned x = groupOf(a), y = groupOf(b);
+    if (x == y)
+      return;
+    if (groupSize[x] < groupSize[y])
+      std::swap(x, y);
+    parent[y] = x;
+    groupSize[x] += groupSize[y];
+    Summary &into = summary[x], &from = summary[y];
+    into.first = std::min(into.first, from.first);
+    into.last = std::max(into.last, from.last);
+    into.library |= from.library;
+    into.elementwise &= from.elementwise;
+    for (auto *edges : {&succs, &preds}) {
+      std::vector<unsigned> &list = (*edges)[x], &other = (*edges)[y];
+      if (list.size() < other.size())
+        list.swap(other);
+      list.insert(list.end(), other.begin(), other.end());
+      other = {};
+    }
   }
 
   /// Whether some op outside both groups lies on a path from group `from`
   /// to group `to` (merging them would then need that op inside). Paths
-  /// follow values and, from a read of a variable, its writers.
-  bool pathOutside(Operation *from, Operation *to) {
-    int64_t limit = 0;
-    for (Operation *member : groups.members(to))
-      limit = std::max(limit, index[member]);
-    SmallVector<Operation *> stack;
-    DenseSet<Operation *> seen;
-    auto pushUsersOf = [&](Operation *op, bool fromGroup) {
-      SmallVector<Operation *> users(op->getUsers());
-      llvm::append_range(users, writersAfter(op));
-      for (Operation *user : users) {
-        user = block.findAncestorOpInBlock(*user);
-        if (!user || user->hasTrait<OpTrait::IsTerminator>() ||
-            firstIndex[leader(user)] > limit)
-          continue;
-        Operation *lead = leader(user);
-        if (fromGroup && (lead == from || lead == to))
-          continue;
-        if (seen.insert(user).second)
-          stack.push_back(user);
-      }
+  /// follow values and, from a read of a variable, its writers, and only
+  /// pass groups whose first op precedes the last op of `to`.
+  ///
+  /// A group becomes one kernel: reaching one of its ops reaches the users
+  /// of all of them. The search goes forward from `from` and backward from
+  /// `to` in turn, one group each, and ends when the two meet or either
+  /// side has nothing left.
+  bool pathOutside(Operation *fromOp, Operation *toOp) {
+    unsigned from = groupOf(fromOp), to = groupOf(toOp);
+    int64_t limit = summary[to].last;
+    ++searchStamp;
+    auto allowed = [&](unsigned group) {
+      return group != from && group != to && summary[group].first <= limit;
     };
-    for (Operation *member : groups.members(from))
-      pushUsersOf(member, /*fromGroup=*/true);
-    // A group becomes one kernel: reaching one of its ops reaches the
-    // users of all of them.
-    DenseSet<Operation *> seenGroups;
-    while (!stack.empty()) {
-      Operation *op = stack.pop_back_val();
-      Operation *lead = leader(op);
-      if (lead == to)
+    SmallVector<unsigned> forward, backward;
+    // The groups `from` reaches directly (an edge straight to `to` is no
+    // path outside).
+    forEachNeighbor(succs, from, [&](unsigned group) {
+      if (allowed(group) && forwardMark[group] != searchStamp) {
+        forwardMark[group] = searchStamp;
+        forward.push_back(group);
+      }
+      return false;
+    });
+    if (forward.empty())
+      return false;
+    auto stepBackward = [&](unsigned group) {
+      return forEachNeighbor(preds, group, [&](unsigned pred) {
+        if (pred == from && group != to)
+          return true;
+        if (!allowed(pred) || backwardMark[pred] == searchStamp)
+          return false;
+        if (forwardMark[pred] == searchStamp)
+          return true;
+        backwardMark[pred] = searchStamp;
+        backward.push_back(pred);
+        return false;
+      });
+    };
+    if (stepBackward(to))
+      return true;
+    while (!forward.empty() && !backward.empty()) {
+      unsigned group = forward.pop_back_val();
+      if (forEachNeighbor(succs, group, [&](unsigned succ) {
+            if (succ == to || backwardMark[succ] == searchStamp)
+              return true;
+            if (!allowed(succ) || forwardMark[succ] == searchStamp)
+              return false;
+            forwardMark[succ] = searchStamp;
+            forward.push_back(succ);
+            return false;
+          }))
         return true;
-      if (lead == from || !seenGroups.insert(lead).second)
-        continue;
-      for (Operation *member : groups.members(lead))
-        pushUsersOf(member, /*fromGroup=*/false);
+      if (stepBackward(backward.pop_back_val()))
+        return true;
     }
     return false;
   }
@@ -256,7 +410,7 @@ private:
   /// and the producer's value leaves the kernel anyway, both values would be
   /// stored (one copy too many). The reshape is left for its consumer then.
   bool leavesReshapeToConsumers(Operation *producer, Operation *consumer) {
-    if (!isa<ReshapeOp>(consumer) || !hasLibrary[leader(producer)])
+    if (!isa<ReshapeOp>(consumer) || !summary[groupOf(producer)].library)
       return false;
     auto isLibrary = [](Operation *user) {
       return getFusionKind(user) == FusionKind::Library;
@@ -271,22 +425,31 @@ private:
     if (from == to || segmentOf[producer] != segmentOf[consumer] ||
         !phasesAllow(producer, consumer) || !kindsAllow(producer, consumer))
       return;
-    if ((hasLibrary[from] && hasLibrary[to]) ||
-        leavesReshapeToConsumers(producer, consumer) || pathOutside(from, to) ||
-        pathOutside(to, from))
+    if ((summary[groupOf(from)].library && summary[groupOf(to)].library) ||
+        tooLarge(from, to) || leavesReshapeToConsumers(producer, consumer) ||
+        pathOutside(from, to) || pathOutside(to, from))
       return;
     unite(from, to);
   }
 
+  /// Whether the groups of `a` and `b` together exceed kMaxGroupOps.
+  bool tooLarge(Operation *a, Operation *b) {
+    return int64_t(groupSize[groupOf(a)]) + groupSize[groupOf(b)] >
+           kMaxGroupOps;
+  }
+
   /// Merges the groups of the optimizer update that are pure elementwise
-  /// work, segment by segment, when neither reaches the other.
+  /// work, segment by segment, when neither reaches the other; a group that
+  /// would grow past kMaxGroupOps is left and the next one starts, or
+  /// earlier, where the updates repeat with the layers (alignedCuts).
   void mergeUpdates() {
+    DenseSet<Operation *> cutBefore = alignedCuts();
     DenseMap<int64_t, Operation *> current; // segment -> update group
     for (Operation *op : ops) {
       if (phaseOf(op).first != "update")
         continue;
       Operation *lead = leader(op);
-      if (!isPureElementwise(lead))
+      if (!summary[groupOf(lead)].elementwise)
         continue;
       Operation *&group = current[segmentOf[op]];
       if (!group) {
@@ -294,11 +457,106 @@ private:
         continue;
       }
       Operation *other = leader(group);
-      if (other == lead || pathOutside(other, lead) || pathOutside(lead, other))
+      if (other == lead)
+        continue;
+      if (tooLarge(other, lead) || cutBefore.contains(op)) {
+        group = lead;
+        continue;
+      }
+      if (pathOutside(other, lead) || pathOutside(lead, other))
         continue;
       unite(other, lead);
       group = leader(lead);
     }
+  }
+
+  /// Where the horizontally fused update of a segment whose elementwise
+  /// update groups hold more than kMaxGroupOps ops should start a new
+  /// kernel (the first op of a group) so that its kernels repeat: the
+  /// groups of a deep model repeat with its layers, a period of p groups
+  /// and P ops, and a kernel of L = kMaxGroupOps / P whole periods, cut
+  /// where the periods start, is the same for every L layers, so it is
+  /// compiled once. The period is the smallest p over which most of the
+  /// groups' signatures (op names, result types, attributes, which operands
+  /// come from inside) repeat. Models whose update fits one kernel get no
+  /// cut.
+  DenseSet<Operation *> alignedCuts() {
+    // The elementwise update groups of each segment, by their first op.
+    llvm::MapVector<int64_t, SmallVector<Operation *>> firstOps;
+    DenseSet<unsigned> seen;
+    for (Operation *op : ops)
+      if (phaseOf(op).first == "update" && summary[groupOf(op)].elementwise &&
+          seen.insert(groupOf(op)).second)
+        firstOps[segmentOf[op]].push_back(op);
+    DenseMap<unsigned, SmallVector<Operation *>> members;
+    for (Operation *op : ops)
+      if (seen.contains(groupOf(op)))
+        members[groupOf(op)].push_back(op);
+
+    DenseSet<Operation *> cuts;
+    for (auto &[segment, firsts] : firstOps) {
+      size_t count = firsts.size();
+      SmallVector<llvm::hash_code> signature;
+      SmallVector<int64_t> size;
+      int64_t total = 0;
+      for (Operation *first : firsts) {
+        unsigned group = groupOf(first);
+        llvm::hash_code hash = 0;
+        for (Operation *member : members[group]) {
+          hash =
+              llvm::hash_combine(hash, member->getName().getAsOpaquePointer(),
+                                 member->getRawDictionaryAttrs(),
+                                 member->getPropertiesAsAttribute());
+          for (Type type : member->getResultTypes())
+            hash = llvm::hash_combine(hash, type.getAsOpaquePointer());
+          for (Value operand : member->getOperands()) {
+            Operation *def = operand.getDefiningOp();
+            hash = llvm::hash_combine(
+                hash, operand.getType().getAsOpaquePointer(),
+                def && def->getBlock() == &block && groupOf(def) == group);
+          }
+        }
+        signature.push_back(hash);
+        size.push_back(groupSize[group]);
+        total += groupSize[group];
+      }
+      if (total <= kMaxGroupOps || count < 4)
+        continue;
+      // The smallest period whose longest run of repeats covers half the
+      // groups.
+      size_t period = 0, start = 0, run = 0;
+      for (size_t p = 1; p <= std::min<size_t>(count / 2, 512); ++p) {
+        size_t length = 0, longest = 0, from = 0;
+        for (size_t i = 0; i + p < count; ++i) {
+          length = signature[i] == signature[i + p] ? length + 1 : 0;
+          if (length > longest) {
+            longest = length;
+            from = i + 1 - length;
+          }
+        }
+        if (longest >= (count - p) / 2) {
+          period = p;
+          start = from;
+          run = longest;
+          break;
+        }
+      }
+      if (!period)
+        continue;
+      int64_t periodOps = 0;
+      for (size_t i = start; i < start + period; ++i)
+        periodOps += size[i];
+      size_t step = period * (kMaxGroupOps / periodOps);
+      if (step == 0)
+        continue;
+      // Groups [start, start + run) equal the ones a period later: the
+      // periods fill [start, end). Kernels start where a period does.
+      size_t end = start + run + period;
+      for (size_t i = start; i <= end && i < count; i += step)
+        if (i > 0)
+          cuts.insert(firsts[i]);
+    }
+    return cuts;
   }
 
   /// The one tensor a cheap op computes from (its other operands are
@@ -361,8 +619,7 @@ private:
           use->set(copy->getResult(0));
         index[copy] = index[first]; // Until the renumbering below.
         segmentOf[copy] = segmentOf[first];
-        firstIndex[copy] = index[first];
-        groups.insert(copy);
+        addNode(copy);
         unite(group, copy);
         changed = true;
       }
@@ -375,13 +632,6 @@ private:
       index[&op] = ops.size();
       ops.push_back(&op);
     }
-  }
-
-  bool isPureElementwise(Operation *lead) {
-    return llvm::all_of(groups.members(lead), [](Operation *member) {
-      FusionKind kind = getFusionKind(member);
-      return kind == FusionKind::Elementwise || kind == FusionKind::Movement;
-    });
   }
 
   /// Reorders the block so each group is contiguous (a topological order
@@ -500,11 +750,20 @@ private:
   DenseMap<Operation *, int64_t> index, segmentOf;
   /// Whether the step runs several micro-batches.
   bool microbatched = false;
-  /// Per group leader: the program index of its first member.
-  DenseMap<Operation *, int64_t> firstIndex;
-  llvm::EquivalenceClasses<Operation *> groups;
-  /// Per group leader: whether the group holds a library call.
-  DenseMap<Operation *, bool> hasLibrary;
+  /// The union-find: per node (an op), its op, parent and (for a group's
+  /// root) size and summary.
+  SmallVector<Operation *> nodeOp;
+  DenseMap<Operation *, unsigned> nodeOf;
+  SmallVector<unsigned> parent, groupSize;
+  SmallVector<Summary> summary;
+  /// Per group root: the nodes its members have edges to, and from, in
+  /// other groups (entries that have since joined the group, or repeat
+  /// another's group, are dropped when next read).
+  std::vector<std::vector<unsigned>> succs, preds;
+  /// Per node: the search that reached it forward or backward, and the
+  /// last neighbor listing that saw it.
+  SmallVector<unsigned> forwardMark, backwardMark, neighborMark;
+  unsigned searchStamp = 0, neighborStamp = 0;
   /// The assigns of each variable.
   llvm::StringMap<SmallVector<AssignOp, 1>> assignsOf;
 };

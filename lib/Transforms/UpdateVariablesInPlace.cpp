@@ -6,10 +6,14 @@
 // parameter is written twice. When the kernel reads the variable itself and
 // nothing reads the old value after the kernel, the kernel may write the new
 // value straight into the variable's buffer. This pass marks such results
-// on the kernel (`oneflow.updates_in_place`); the plan builder then gives
-// the result the variable's register (no ASSIGN task), and the kernel
-// compiler makes the kernel correct when its result and argument share
-// memory.
+// on the call (`oneflow.updates_in_place`): whether a result may be written
+// over its argument depends on where the call stands, not on the kernel's
+// body, which calls elsewhere (a repeated layer, another rank, an ordinary
+// op with the same arithmetic) may share. `oneflow-share-kernels` then
+// shares a body only between calls that decide alike and records their
+// decision on it; the plan builder gives the result the variable's register
+// (no ASSIGN task), and the kernel compiler makes the kernel correct when
+// its result and argument share memory.
 //
 //===----------------------------------------------------------------------===//
 
@@ -17,7 +21,7 @@
 #include "oneflow/Transforms/Passes.h"
 
 #include "mlir/IR/SymbolTable.h"
-#include "llvm/ADT/MapVector.h"
+#include "llvm/ADT/StringMap.h"
 
 namespace mlir {
 namespace oneflow {
@@ -31,9 +35,12 @@ using namespace mlir::oneflow;
 
 namespace {
 
+/// The reads (oneflow.variable ops) of each variable in a block.
+using ReadsOf = llvm::StringMap<SmallVector<VariableOp, 1>>;
+
 /// For each result of `call`: the operand whose variable the result is
 /// assigned to and may be written over, or -1.
-SmallVector<int64_t> inPlaceResultsOf(func::CallOp call) {
+SmallVector<int64_t> inPlaceResultsOf(func::CallOp call, const ReadsOf &reads) {
   SmallVector<int64_t> inPlace(call.getNumResults(), -1);
   Block *block = call->getBlock();
   for (auto [index, result] : llvm::enumerate(call.getResults())) {
@@ -51,14 +58,14 @@ SmallVector<int64_t> inPlaceResultsOf(func::CallOp call) {
       // the variable (a parameter read by several ops: shared, tied, or
       // merged by an exporter).
       bool readsBefore = true;
-      for (auto read : block->getOps<VariableOp>())
-        if (read.getVarName() == variable.getVarName())
-          readsBefore &=
-              llvm::all_of(read->getUsers(), [&](Operation *user) {
-                user = block->findAncestorOpInBlock(*user);
-                return user == call.getOperation() ||
-                       (user && user->isBeforeInBlock(call));
-              });
+      auto it = reads.find(variable.getVarName());
+      if (it != reads.end())
+        for (VariableOp read : it->second)
+          readsBefore &= llvm::all_of(read->getUsers(), [&](Operation *user) {
+            user = block->findAncestorOpInBlock(*user);
+            return user == call.getOperation() ||
+                   (user && user->isBeforeInBlock(call));
+          });
       if (readsBefore && !llvm::is_contained(inPlace, int64_t(position)))
         inPlace[index] = position;
       break;
@@ -73,25 +80,28 @@ struct UpdateVariablesInPlacePass
   void runOnOperation() override {
     ModuleOp module = getOperation();
     SymbolTable symbols(module);
-    // A kernel shared by several calls (ranks) updates in place only what
-    // every call lets it.
-    llvm::MapVector<func::FuncOp, SmallVector<int64_t>> decisions;
+    // The reads of each block's variables, gathered once per block.
+    DenseMap<Block *, ReadsOf> readsIn;
+    auto readsOf = [&](Block *block) -> const ReadsOf & {
+      auto [it, inserted] = readsIn.try_emplace(block);
+      if (inserted)
+        for (auto read : block->getOps<VariableOp>())
+          it->second[read.getVarName()].push_back(read);
+      return it->second;
+    };
     module.walk([&](func::CallOp call) {
       auto kernel = symbols.lookup<func::FuncOp>(call.getCallee());
       if (!kernel || !kernel->hasAttr(kKernelAttrName) ||
           call->getParentOfType<func::FuncOp>()->hasAttr(kKernelAttrName))
         return;
-      SmallVector<int64_t> inPlace = inPlaceResultsOf(call);
-      auto [it, inserted] = decisions.try_emplace(kernel, inPlace);
-      if (!inserted)
-        for (auto [mine, theirs] : llvm::zip(it->second, inPlace))
-          if (mine != theirs)
-            mine = -1;
-    });
-    for (auto &[kernel, inPlace] : decisions)
+      SmallVector<int64_t> inPlace =
+          inPlaceResultsOf(call, readsOf(call->getBlock()));
       if (llvm::any_of(inPlace, [](int64_t arg) { return arg >= 0; }))
-        kernel->setAttr(kUpdatesInPlaceAttrName,
-                        DenseI64ArrayAttr::get(&getContext(), inPlace));
+        call->setAttr(kUpdatesInPlaceAttrName,
+                      DenseI64ArrayAttr::get(&getContext(), inPlace));
+      else
+        call->removeAttr(kUpdatesInPlaceAttrName);
+    });
   }
 };
 } // namespace

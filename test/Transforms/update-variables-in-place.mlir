@@ -2,9 +2,14 @@
 
 // The update kernel reads @w and @m and its results are assigned to them,
 // after every other read: both results overwrite their argument. The third
-// result is assigned to @v, which the kernel does not read.
+// result is assigned to @v, which the kernel does not read. The decision is
+// the call's; kernels are left alone (oneflow-share-kernels records it on
+// them).
 // CHECK-LABEL: func.func private @kernel_1_update
-// CHECK-SAME:    oneflow.updates_in_place = array<i64: 0, 1, -1>
+// CHECK-NOT:     oneflow.updates_in_place
+// CHECK-LABEL: func.func @main
+// CHECK:         call @kernel_0_read(%{{[^)]*}}) : (
+// CHECK:         call @kernel_1_update(%{{[^)]*}}) {oneflow.updates_in_place = array<i64: 0, 1, -1>} : (
 func.func private @kernel_0_read(%w: tensor<4xf32>) -> tensor<4xf32> attributes {oneflow.kernel} {
   return %w : tensor<4xf32>
 }
@@ -25,11 +30,13 @@ func.func @main(%g: tensor<4xf32>) -> tensor<4xf32> {
 
 // -----
 
-// Not in place: the old value of @w is read after the update kernel, and
-// the new value is used besides its assign.
-// CHECK-LABEL: func.func private @kernel_0_update
-// CHECK-NOT:     oneflow.updates_in_place
+// Not in place for @w: the old value of @w is read after the update
+// kernel, and the new value is used besides its assign. The same kernel
+// updating @u, read by nothing else, writes over it: each call decides.
 // CHECK-LABEL: func.func @main
+// CHECK:         call @kernel_0_update(%{{[^)]*}}) : (
+// CHECK:         call @kernel_1_read(%{{[^)]*}}) : (
+// CHECK:         call @kernel_0_update(%{{[^)]*}}) {oneflow.updates_in_place = array<i64: 0>} : (
 func.func private @kernel_0_update(%w: tensor<4xf32>) -> tensor<4xf32> attributes {oneflow.kernel} {
   return %w : tensor<4xf32>
 }
@@ -52,9 +59,9 @@ func.func @main() -> (tensor<4xf32>, tensor<4xf32>) {
 // A parameter read by several ops, through two reads of @w: the update
 // kernel comes after the kernels reading the first, but a kernel reading
 // the second follows it, so its result is not written over @w.
-// CHECK-LABEL: func.func private @kernel_1_update
-// CHECK-NOT:     oneflow.updates_in_place
 // CHECK-LABEL: func.func @main
+// CHECK-NOT:     oneflow.updates_in_place
+// CHECK:         return
 func.func private @kernel_0_read(%w: tensor<4xf32>) -> tensor<4xf32> attributes {oneflow.kernel} {
   return %w : tensor<4xf32>
 }
@@ -74,8 +81,8 @@ func.func @main(%g: tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>) {
 // -----
 
 // Three kernels read @w before the update kernel: it writes over @w.
-// CHECK-LABEL: func.func private @kernel_1_update
-// CHECK-SAME:    oneflow.updates_in_place = array<i64: 0>
+// CHECK-LABEL: func.func @main
+// CHECK:         call @kernel_1_update(%{{[^)]*}}) {oneflow.updates_in_place = array<i64: 0>} : (
 func.func private @kernel_0_read(%w: tensor<4xf32>) -> tensor<4xf32> attributes {oneflow.kernel} {
   return %w : tensor<4xf32>
 }

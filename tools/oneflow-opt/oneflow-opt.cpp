@@ -129,6 +129,12 @@ static bool fusionDisabled() {
   const char *env = std::getenv("ONEFLOW_NO_FUSE");
   return noFuseOption || (env && llvm::StringRef(env) == "1");
 }
+static llvm::cl::opt<unsigned> compileThreadsOption(
+    "compile-threads",
+    llvm::cl::desc("With --emit=plan: threads that generate the kernels' "
+                   "machine code (default 0: ONEFLOW_COMPILE_THREADS, else "
+                   "every core); the plan does not depend on it"),
+    llvm::cl::init(0));
 static llvm::cl::opt<bool> gpuKernelsOnCpuOption(
     "gpu-kernels-on-cpu",
     llvm::cl::desc("With --emit=plan (developer check of the CUDA backend): "
@@ -403,6 +409,7 @@ static int compileToPlan(llvm::StringRef input, llvm::StringRef outputDir,
     options.sourceModel = input.str();
   options.fuse = !fusionDisabled();
   options.gpuKernelsOnCpu = gpuKernelsOnCpuOption;
+  options.compileThreads = compileThreadsOption;
   options.report = &llvm::errs();
   options.times = &times;
   if (device == "cuda") {

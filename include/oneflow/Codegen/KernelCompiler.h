@@ -6,18 +6,39 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "llvm/ADT/SmallVector.h"
 
+#include <functional>
 #include <string>
 #include <vector>
 
 namespace mlir {
 namespace oneflow {
 
+/// How the kernels' machine code was made.
+struct CodegenStats {
+  /// Kernels, the object files they were split into, and the threads that
+  /// compiled those.
+  size_t kernels = 0, objects = 0;
+  unsigned threads = 0;
+};
+
+struct CpuKernelsOptions {
+  /// A developer check of the CUDA backend: the loop nests go through the
+  /// GPU mapping and its launches run as CPU loops.
+  bool gpuKernelsOnCpu = false;
+  /// Threads that translate, optimize and emit the kernels' LLVM code (0:
+  /// the ONEFLOW_COMPILE_THREADS environment variable, else every core).
+  /// The library does not depend on it.
+  unsigned threads = 0;
+  /// Called with "LLVM code" when the MLIR lowering is done (phase times).
+  std::function<void(llvm::StringRef)> phase;
+  /// Where to record how the machine code was made; null: nowhere.
+  CodegenStats *stats = nullptr;
+};
+
 /// Compiles the kernel functions of `module` for the host CPU into a shared
 /// library at `libraryPath`, each exported as `void <name>(void **args)`.
-/// With `gpuKernelsOnCpu` (a developer check of the CUDA backend), the loop
-/// nests go through the GPU mapping and run its launches as CPU loops.
 LogicalResult compileKernels(ModuleOp module, llvm::StringRef libraryPath,
-                             bool gpuKernelsOnCpu = false);
+                             const CpuKernelsOptions &options = {});
 
 struct CudaKernelsOptions {
   /// The CUDA toolkit (ptxas, fatbinary, libdevice).
@@ -25,6 +46,12 @@ struct CudaKernelsOptions {
   /// The architectures to build cubins for (sm_80, ...); the last one's PTX
   /// is packed too, for newer GPUs.
   llvm::SmallVector<std::string> archs = {"sm_80", "sm_90"};
+  /// Threads for the host code's LLVM code (as CpuKernelsOptions::threads).
+  unsigned threads = 0;
+  /// Called with "LLVM code" when the host code's LLVM emission starts.
+  std::function<void(llvm::StringRef)> phase;
+  /// Where to record how the host code was made; null: nowhere.
+  CodegenStats *stats = nullptr;
 };
 
 /// What ptxas reported for one architecture.

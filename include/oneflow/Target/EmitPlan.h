@@ -51,6 +51,10 @@ struct EmitPlanOptions {
   bool gpuKernelsOnCpu = false;
   /// Where to print the kernel count and what fusion saved; null: nowhere.
   llvm::raw_ostream *report = nullptr;
+  /// Threads that translate, optimize and emit the kernels' LLVM code (0:
+  /// the ONEFLOW_COMPILE_THREADS environment variable, else every core); the
+  /// plan and kernels.so do not depend on it.
+  unsigned compileThreads = 0;
   /// Compile the kernels for NVIDIA GPUs (a CUDA plan) instead of the CPU.
   std::optional<CudaKernelsOptions> cuda;
   /// Where to record the time of fusion, plan building, kernel code

@@ -13,8 +13,9 @@ namespace oneflow {
 
 /// The unit attribute that marks outlined kernel functions.
 constexpr llvm::StringLiteral kKernelAttrName = "oneflow.kernel";
-/// Kernel: per result, the argument (a variable's value) whose buffer the
-/// result is written to, or -1 (oneflow-update-variables-in-place).
+/// Kernel call: per result, the argument (a variable's value) whose buffer
+/// the result is written to, or -1 (oneflow-update-variables-in-place).
+/// Kernel: the same, shared by all its calls (oneflow-share-kernels).
 constexpr llvm::StringLiteral kUpdatesInPlaceAttrName =
     "oneflow.updates_in_place";
 

@@ -41,17 +41,31 @@ def Fuse : Pass<"oneflow-fuse", "::mlir::func::FuncOp"> {
 
 def UpdateVariablesInPlace
     : Pass<"oneflow-update-variables-in-place", "ModuleOp"> {
-  let summary = "Let kernels write updated variables into their own buffers";
+  let summary = "Let kernel calls write updated variables into their own buffers";
   let description = [{
     After outlining: a kernel result whose only use is an `oneflow.assign`
     to a variable the same call reads, with every other read of that
     variable's value before the call, may be written over the variable.
-    Such results are recorded on the kernel as `oneflow.updates_in_place`
-    (per result, the argument it overwrites, or -1); a kernel called from
-    several places (ranks) keeps only what every call allows. The plan
-    builder then gives the result the variable's register and drops the
-    ASSIGN copy; `oneflow-in-place-kernel-results` makes the kernel safe
-    for it.
+    Such results are recorded on the call as `oneflow.updates_in_place`
+    (per result, the argument it overwrites, or -1): the decision depends
+    on the call's place in the program, not on the kernel body, which other
+    calls may share. `oneflow-share-kernels` records it on the kernel; the
+    plan builder then gives the result the variable's register and drops
+    the ASSIGN copy, and `oneflow-in-place-kernel-results` makes the kernel
+    safe for it.
+  }];
+}
+
+def ShareKernels : Pass<"oneflow-share-kernels", "ModuleOp"> {
+  let summary = "One kernel per distinct body and in-place decision";
+  let description = [{
+    Kernels (`oneflow.kernel` functions) with identical bodies (the same
+    function type and ops, locations aside: a repeated layer, or the same
+    piece on another rank) whose calls make the same in-place decision
+    (`oneflow.updates_in_place` on the call, or none) become one kernel,
+    which all those calls use and which is compiled once. The kernel
+    records its calls' decision as `oneflow.updates_in_place`; a kernel
+    whose calls decide differently is split into one copy per decision.
   }];
 }
 

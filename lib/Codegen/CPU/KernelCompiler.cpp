@@ -132,7 +132,7 @@ static std::string kernelLibraryPath() {
   return std::string(installed);
 }
 
-static LogicalResult link(Location loc, StringRef objectPath,
+static LogicalResult link(Location loc, ArrayRef<std::string> objectPaths,
                           StringRef libraryPath) {
   std::string kernels = kernelLibraryPath();
   // Large loops run on LLVM's OpenMP runtime (the one MLIR's OpenMP
@@ -142,14 +142,15 @@ static LogicalResult link(Location loc, StringRef objectPath,
   std::string ompSearch = "-L" + ompDir;
   // oneDNN's OpenMP entry points bind to libomp, which precedes its own
   // libgomp in load order: one OpenMP runtime serves the whole process.
-  return linkSharedLibrary(loc, objectPath, libraryPath,
+  return linkSharedLibrary(loc, objectPaths, libraryPath,
                            {kernels, ONEFLOW_DNNL_LIBRARY, "-lopenblas",
                             ompSearch, "-lomp", rpath, "-lm"});
 }
 
 LogicalResult mlir::oneflow::compileKernels(ModuleOp source,
                                             StringRef libraryPath,
-                                            bool gpuKernelsOnCpu) {
+                                            const CpuKernelsOptions &options) {
+  bool gpuKernelsOnCpu = options.gpuKernelsOnCpu;
   MLIRContext *context = source.getContext();
   context->loadDialect<LLVM::LLVMDialect>();
   SmallVector<std::string> names;
@@ -176,10 +177,16 @@ LogicalResult mlir::oneflow::compileKernels(ModuleOp source,
   if (failed(addEntryPoints(*module, names)))
     return failure();
 
-  std::string objectPath = (libraryPath + ".o").str();
-  if (failed(emitHostObject(*module, objectPath)))
+  if (options.phase)
+    options.phase("LLVM code");
+  FailureOr<HostObjects> objects =
+      emitHostObjects(*module, names, libraryPath, options.threads);
+  if (failed(objects))
     return failure();
-  LogicalResult linked = link(source.getLoc(), objectPath, libraryPath);
-  llvm::sys::fs::remove(objectPath);
+  LogicalResult linked = link(source.getLoc(), objects->paths, libraryPath);
+  for (const std::string &object : objects->paths)
+    llvm::sys::fs::remove(object);
+  if (options.stats)
+    *options.stats = {names.size(), objects->paths.size(), objects->threads};
   return linked;
 }

@@ -163,6 +163,7 @@ static LogicalResult allocateOnDevice(ModuleOp module) {
 static LogicalResult compileHostCode(ModuleOp module, Operation *anchor,
                                      ArrayRef<std::string> names,
                                      StringRef libraryPath,
+                                     const CudaKernelsOptions &options,
                                      CudaKernelsReport &report) {
   if (failed(runKernelPipeline(module, kHostToLLVMPipeline, anchor)))
     return failure();
@@ -173,12 +174,18 @@ static LogicalResult compileHostCode(ModuleOp module, Operation *anchor,
     report.gpuKernels.push_back(cast<StringAttr>(name).str());
   if (failed(allocateOnDevice(module)) || failed(addEntryPoints(module, names)))
     return failure();
-  std::string objectPath = (libraryPath + ".o").str();
-  if (failed(emitHostObject(module, objectPath)))
+  if (options.phase)
+    options.phase("LLVM code");
+  FailureOr<HostObjects> objects =
+      emitHostObjects(module, names, libraryPath, options.threads);
+  if (failed(objects))
     return failure();
   LogicalResult linked =
-      linkSharedLibrary(anchor->getLoc(), objectPath, libraryPath, {});
-  llvm::sys::fs::remove(objectPath);
+      linkSharedLibrary(anchor->getLoc(), objects->paths, libraryPath, {});
+  for (const std::string &object : objects->paths)
+    llvm::sys::fs::remove(object);
+  if (options.stats)
+    *options.stats = {names.size(), objects->paths.size(), objects->threads};
   return linked;
 }
 
@@ -230,8 +237,8 @@ mlir::oneflow::compileCudaKernels(ModuleOp source, StringRef fatbinPath,
     // host code only, no fatbin.
     if (hostLibraryPath.empty())
       return anchor->emitError() << "no kernel has a loop to run on the GPU";
-    if (failed(
-            compileHostCode(*module, anchor, names, hostLibraryPath, report)))
+    if (failed(compileHostCode(*module, anchor, names, hostLibraryPath, options,
+                               report)))
       return failure();
     return report;
   }
@@ -294,7 +301,8 @@ mlir::oneflow::compileCudaKernels(ModuleOp source, StringRef fatbinPath,
   if (failed(packed))
     return failure();
   if (!hostLibraryPath.empty() &&
-      failed(compileHostCode(*module, anchor, names, hostLibraryPath, report)))
+      failed(compileHostCode(*module, anchor, names, hostLibraryPath, options,
+                             report)))
     return failure();
   return report;
 }
