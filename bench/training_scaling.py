@@ -65,7 +65,10 @@ def run_plan(bin_dir, plan, work, steps):
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--bin", default=os.path.join(ROOT, "build", "bin"))
-    parser.add_argument("--steps", type=int, default=20)
+    parser.add_argument("--steps", type=int, default=100)
+    parser.add_argument("--repeats", type=int, default=5,
+                        help="runs of each plan, interleaved; the table "
+                        "gives the median of their medians and the range")
     parser.add_argument("--no-write", action="store_true")
     args = parser.parse_args()
 
@@ -88,18 +91,31 @@ def main():
                    ("2 ranks, buckets (25 MiB)", ["--mesh=2"]),
                    ("2 ranks, one collective per tensor",
                     ["--mesh=2", "--bucket-mb=0"])]
+        compiled = []
         for index, (name, extra) in enumerate(configs):
             plan = os.path.join(work, f"p{index}")
-            seconds, kernels, collectives = compile_plan(args.bin, onnx_path,
-                                                         plan, extra)
-            ms, loss = run_plan(args.bin, plan, work, args.steps)
-            rows.append((name, ms, collectives, kernels, seconds, loss))
+            compiled.append((plan,) + compile_plan(args.bin, onnx_path, plan,
+                                                   extra))
+        # Runs of the configurations alternate, so that a slow spell of a
+        # shared machine does not fall on one of them only.
+        times = [[] for _ in configs]
+        losses = [None] * len(configs)
+        for _ in range(args.repeats):
+            for index, (plan, _, _, _) in enumerate(compiled):
+                ms, losses[index] = run_plan(args.bin, plan, work, args.steps)
+                times[index].append(ms)
+        for index, (name, _) in enumerate(configs):
+            _, seconds, kernels, collectives = compiled[index]
+            rows.append((name, times[index], collectives, kernels, seconds,
+                         losses[index]))
 
-    base = rows[0][1]
+    base = statistics.median(rows[0][1])
     lines = [
         f"GPT decoder training step (d={D_MODEL}, {LAYERS} layers, "
         f"{HEADS} heads, seq {SEQ}, vocab {VOCAB}, global batch {BATCH}, "
-        f"AdamW), one thread per rank, median of {args.steps} steps "
+        f"AdamW), one thread per rank; ms/step is the median over "
+        f"{args.repeats} interleaved runs of each run's median of "
+        f"{args.steps} steps, with the runs' range "
         "(OPENBLAS_CORETYPE and OPENBLAS_L2_SIZE unset):",
         "",
         "| configuration | ms/step | scaling efficiency T1/(2 T2) | "
@@ -107,9 +123,11 @@ def main():
         "last loss |",
         "| --- | --- | --- | --- | --- | --- | --- |",
     ]
-    for name, ms, collectives, kernels, seconds, loss in rows:
+    for name, runs, collectives, kernels, seconds, loss in rows:
+        ms = statistics.median(runs)
         eff = "" if name == "1 rank" else f"{base / (2 * ms) * 100:.0f}%"
-        lines.append(f"| {name} | {ms:.1f} | {eff} | {collectives} | "
+        lines.append(f"| {name} | {ms:.1f} ({min(runs):.1f}-{max(runs):.1f}) "
+                     f"| {eff} | {collectives} | "
                      f"{kernels:.0f} | {seconds:.1f} | {loss:.6f} |")
     table = "\n".join(lines)
     print(table)

@@ -37,6 +37,9 @@ struct TransposeLowering : public OpConversionPattern<TransposeOp> {
   }
 };
 
+/// Concatenations of more inputs than this become one tensor.concat.
+static constexpr size_t kLongConcat = 16;
+
 struct ConcatLowering : public OpConversionPattern<ConcatOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult
@@ -44,8 +47,18 @@ struct ConcatLowering : public OpConversionPattern<ConcatOp> {
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     RankedTensorType type = op.getType();
-    Value result = emptyTensor(rewriter, loc, type);
     int64_t axis = op.getAxis(), offset = 0;
+    // A gradient bucket concatenates a hundred tensors or more. One-shot
+    // bufferization analyses a chain of insert_slices in quadratic time
+    // (seconds for one kernel), but tensor.concat in linear time, at the
+    // price of one copy of each input; short concatenations keep the
+    // chain, whose producers can write into the result in place.
+    if (adaptor.getInputs().size() > kLongConcat) {
+      rewriter.replaceOpWithNewOp<tensor::ConcatOp>(op, type, axis,
+                                                    adaptor.getInputs());
+      return success();
+    }
+    Value result = emptyTensor(rewriter, loc, type);
     for (Value input : adaptor.getInputs()) {
       RankedTensorType inputType = typeOf(input);
       SmallVector<OpFoldResult> offsets(type.getRank(),

@@ -71,3 +71,15 @@ func.func @pad_pool(%m: tensor<2x3xf32>, %x: tensor<1x2x8x8xf32>) -> (tensor<2x6
   return %0, %1, %2 : tensor<2x6xf32>, tensor<1x2x4x4xf32>, tensor<1x2x4x4xf32>
 }
 
+// -----
+
+// A gradient bucket's concatenation of many tensors is one tensor.concat
+// (linear to bufferize), not a chain of insert_slices.
+// CHECK-LABEL: func @long_concat
+// CHECK-NOT: tensor.insert_slice
+// CHECK: tensor.concat dim(0) %{{.*}} : (tensor<1xf32>, tensor<2xf32>, tensor<3xf32>, tensor<4xf32>, tensor<5xf32>, tensor<6xf32>, tensor<7xf32>, tensor<8xf32>, tensor<9xf32>, tensor<10xf32>, tensor<11xf32>, tensor<12xf32>, tensor<13xf32>, tensor<14xf32>, tensor<15xf32>, tensor<16xf32>, tensor<17xf32>) -> tensor<153xf32>
+// CHECK-NOT: tensor.insert_slice
+func.func @long_concat(%a0: tensor<1xf32>, %a1: tensor<2xf32>, %a2: tensor<3xf32>, %a3: tensor<4xf32>, %a4: tensor<5xf32>, %a5: tensor<6xf32>, %a6: tensor<7xf32>, %a7: tensor<8xf32>, %a8: tensor<9xf32>, %a9: tensor<10xf32>, %a10: tensor<11xf32>, %a11: tensor<12xf32>, %a12: tensor<13xf32>, %a13: tensor<14xf32>, %a14: tensor<15xf32>, %a15: tensor<16xf32>, %a16: tensor<17xf32>) -> tensor<153xf32> {
+  %0 = oneflow.concat %a0, %a1, %a2, %a3, %a4, %a5, %a6, %a7, %a8, %a9, %a10, %a11, %a12, %a13, %a14, %a15, %a16 {axis = 0 : i64} : (tensor<1xf32>, tensor<2xf32>, tensor<3xf32>, tensor<4xf32>, tensor<5xf32>, tensor<6xf32>, tensor<7xf32>, tensor<8xf32>, tensor<9xf32>, tensor<10xf32>, tensor<11xf32>, tensor<12xf32>, tensor<13xf32>, tensor<14xf32>, tensor<15xf32>, tensor<16xf32>, tensor<17xf32>) -> tensor<153xf32>
+  return %0 : tensor<153xf32>
+}
