@@ -52,4 +52,22 @@ TEST(BoxingCost, NdConvertsAxisByAxisOnTheRemainingPiece) {
   EXPECT_DOUBLE_EQ(boxingBytesND({S0, B}, {S0, B}, T, {2, 2}), 0);
 }
 
+TEST(BoxingCost, StepsND) {
+  const double T = 1024;
+  // [P, P] -> [B, S1] on 2x4: the reduce-scatter on axis 1 (the whole
+  // tensor, 4 devices) runs first, then the all-reduce on axis 0 of the
+  // quarter each axis-0 group holds.
+  auto steps = boxingStepsND({P, P}, {B, S1}, T, {2, 4});
+  ASSERT_EQ(steps.size(), 2u);
+  EXPECT_EQ(steps[0].axis, 1u);
+  EXPECT_EQ(steps[0].kind, BoxingKind::ReduceScatter);
+  EXPECT_DOUBLE_EQ(steps[0].groupBytes, T);
+  EXPECT_DOUBLE_EQ(steps[0].bytesSent, T * 0.75);
+  EXPECT_EQ(steps[1].axis, 0u);
+  EXPECT_EQ(steps[1].kind, BoxingKind::AllReduce);
+  EXPECT_DOUBLE_EQ(steps[1].groupBytes, T / 4);
+  EXPECT_DOUBLE_EQ(steps[1].bytesSent, 2 * (T / 4) * 0.5);
+  EXPECT_TRUE(boxingStepsND({S0, B}, {S0, B}, T, {2, 2}).empty());
+}
+
 } // namespace

@@ -70,9 +70,10 @@ double mlir::sbp::boxingBytes1D(Sbp from, Sbp to, double tensorBytes,
   llvm_unreachable("unknown boxing kind");
 }
 
-double mlir::sbp::boxingBytesND(llvm::ArrayRef<Sbp> from,
-                                llvm::ArrayRef<Sbp> to, double tensorBytes,
-                                llvm::ArrayRef<int64_t> meshShape) {
+llvm::SmallVector<BoxingStep, 3>
+mlir::sbp::boxingStepsND(llvm::ArrayRef<Sbp> from, llvm::ArrayRef<Sbp> to,
+                         double tensorBytes,
+                         llvm::ArrayRef<int64_t> meshShape) {
   assert(from.size() == meshShape.size() && to.size() == meshShape.size() &&
          "nd-SBP length must equal the mesh rank");
   llvm::SmallVector<Sbp, 3> state(from.begin(), from.end());
@@ -85,17 +86,27 @@ double mlir::sbp::boxingBytesND(llvm::ArrayRef<Sbp> from,
         bytes /= meshShape[other];
     return bytes;
   };
-  double total = 0;
-  // Conversions that end in a split shrink the data the others move, so they
-  // go first.
+  llvm::SmallVector<BoxingStep, 3> steps;
   for (bool towardsSplit : {true, false}) {
     for (size_t axis = 0; axis < state.size(); ++axis) {
       if (state[axis] == to[axis] || to[axis].isSplit() != towardsSplit)
         continue;
-      total += boxingBytes1D(state[axis], to[axis], localBytes(axis),
-                             meshShape[axis]);
+      double bytes = localBytes(axis);
+      steps.push_back({unsigned(axis), classifyBoxing(state[axis], to[axis]),
+                       state[axis], to[axis], bytes,
+                       boxingBytes1D(state[axis], to[axis], bytes,
+                                     meshShape[axis])});
       state[axis] = to[axis];
     }
   }
+  return steps;
+}
+
+double mlir::sbp::boxingBytesND(llvm::ArrayRef<Sbp> from,
+                                llvm::ArrayRef<Sbp> to, double tensorBytes,
+                                llvm::ArrayRef<int64_t> meshShape) {
+  double total = 0;
+  for (const BoxingStep &step : boxingStepsND(from, to, tensorBytes, meshShape))
+    total += step.bytesSent;
   return total;
 }

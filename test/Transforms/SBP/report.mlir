@@ -4,7 +4,8 @@
 // CHECK: oneflow.matmul: #sbp.sig<(B, S<1>) -> (S<1>)>
 // CHECK: oneflow.matmul: #sbp.sig<(S<1>, S<0>) -> (P)>
 // An all-reduce of 8 x 64 f32 (2048 bytes) over 2 devices sends 2048 bytes.
-// CHECK: boxing [P] -> [B] of tensor<8x64xf32>: all-reduce on axis 0, 2048 bytes per device
+// CHECK: 2048 B  oneflow.matmul -> func.return: [P] -> [B] of tensor<8x64xf32> (all-reduce on axis 0)
+// CHECK-NEXT: per kind: all-reduce 1x, 2048 B
 // CHECK: total: 1 boxings, 2048 bytes per device per step
 sbp.mesh @mesh shape = [2] device = "cpu"
 func.func @main(%x: tensor<8x64xf32>) -> tensor<8x64xf32> attributes {sbp.placement = @mesh} {

@@ -12,6 +12,7 @@
 #include "oneflow/Dialect/SBP/SbpRule.h"
 
 #include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/SmallVector.h"
 
 namespace mlir {
 namespace sbp {
@@ -34,6 +35,26 @@ llvm::StringRef stringifyBoxingKind(BoxingKind kind);
 /// Bytes each device sends for a 1-D conversion of a tensor of
 /// `tensorBytes` logical bytes over `numDevices` devices.
 double boxingBytes1D(Sbp from, Sbp to, double tensorBytes, int64_t numDevices);
+
+/// One 1-D conversion of an nd-SBP conversion: the collective along one
+/// mesh axis, over the piece of the tensor its device group holds.
+struct BoxingStep {
+  unsigned axis;
+  BoxingKind kind;
+  Sbp from, to;
+  /// Logical bytes of the piece the group along `axis` converts.
+  double groupBytes;
+  /// Bytes each device of the group sends.
+  double bytesSent;
+};
+
+/// The 1-D conversions of an nd-SBP conversion on a mesh of `meshShape`, in
+/// the order they run: one mesh axis at a time, conversions that end in a
+/// split first (they shrink the data the others move). Axes whose SBP does
+/// not change have no step.
+llvm::SmallVector<BoxingStep, 3>
+boxingStepsND(llvm::ArrayRef<Sbp> from, llvm::ArrayRef<Sbp> to,
+              double tensorBytes, llvm::ArrayRef<int64_t> meshShape);
 
 /// Bytes each device sends for an nd-SBP conversion on a mesh of `meshShape`,
 /// converting one mesh axis at a time (the largest axes first, where the
