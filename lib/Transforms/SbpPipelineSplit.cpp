@@ -28,6 +28,7 @@
 
 #include <cstring>
 #include <map>
+#include <set>
 
 namespace mlir {
 namespace oneflow {
@@ -54,6 +55,8 @@ public:
 private:
   int64_t rankOf(int64_t stage) const { return stage * numDevices + device; }
   LogicalResult placeOps();
+  void shareUpdate(Block &body, StringRef name,
+                   const std::set<int64_t> &readers);
   FailureOr<Value> valueIn(Value value, int64_t stage);
   FailureOr<Operation *> cloneInto(Operation &op, int64_t stage);
 
@@ -65,9 +68,14 @@ private:
   /// The stage of each placed op; replicable ops are absent.
   llvm::DenseMap<Operation *, int64_t> stageOf;
   llvm::DenseSet<Operation *> replicable;
+  /// The update of a parameter read on several stages runs on each of
+  /// them: the stages besides its own.
+  llvm::DenseMap<Operation *, SmallVector<int64_t>> extraStagesOf;
   SmallVector<func::FuncOp> programs;
   SmallVector<IRMapping> mappings;
 };
+
+static bool isMeshPiece(VariableOp variable);
 
 /// Ops that compute the same on every stage from inputs, constants and
 /// variables, so each stage can have its own copy.
@@ -118,44 +126,84 @@ LogicalResult StageSplitter::placeOps() {
         stage = std::max(stage, stageOf.lookup_or(producer, 0));
     stageOf[&op] = stage;
   }
-  // A trained parameter lives on one stage: its gradient is summed there.
+  // A trained parameter read on several stages (tied embeddings, equal
+  // initializers the exporter merged) lives on each of them: its gradient
+  // is summed where the update runs (the contributions are sent there), the
+  // sum is sent to the other stages, and each runs the same update on its
+  // own copy and optimizer state, so every copy stays equal.
   for (auto variable : body.getOps<VariableOp>()) {
     if (!variable->hasAttr(kTrainableAttrName))
       continue;
-    // Per stage, an op reading it there, for the message: a model op
-    // rather than the optimizer's.
-    std::map<int64_t, Operation *> readerOn;
-    for (Operation *user : variable->getUsers())
-      if (auto it = stageOf.find(user); it != stageOf.end()) {
-        Operation *&reader = readerOn[it->second];
-        std::optional<Provenance> origin = getProvenance(user);
-        if (!reader || (origin && origin->phase != "update"))
-          reader = user;
-      }
-    if (readerOn.size() > 1) {
-      InFlightDiagnostic diag = variable.emitOpError()
-                                << "is used by " << readerOn.size()
-                                << " pipeline stages; a trained parameter "
-                                   "must live on one (a shared or tied one "
-                                   "too): @"
-                                << variable.getVarName() << " is read";
-      for (auto [position, entry] : llvm::enumerate(readerOn)) {
-        auto [stage, reader] = entry;
-        diag << (position ? ", " : " ") << "on stage " << stage << " by "
-             << reader->getName().getStringRef();
-        if (auto node = dyn_cast<NameLoc>(reader->getLoc()))
-          diag << " (ONNX node '" << node.getName().getValue() << "')";
-        else if (auto fused = dyn_cast<FusedLoc>(reader->getLoc()))
-          for (Location inner : fused.getLocations())
-            if (auto node = dyn_cast<NameLoc>(inner)) {
-              diag << " (ONNX node '" << node.getName().getValue() << "')";
-              break;
-            }
-      }
+    std::set<int64_t> readers;
+    for (Operation *user : variable->getUsers()) {
+      std::optional<Provenance> origin = getProvenance(user);
+      if (origin && origin->phase == "update")
+        continue;
+      if (auto it = stageOf.find(user); it != stageOf.end())
+        readers.insert(it->second);
+    }
+    if (readers.size() < 2)
+      continue;
+    if (isMeshPiece(variable)) {
+      InFlightDiagnostic diag =
+          variable.emitOpError()
+          << "is read on " << readers.size()
+          << " pipeline stages and split over the devices of a stage "
+             "(tensor parallelism): @"
+          << variable.getVarName()
+          << " cannot be shared between stages yet; keep it whole (a "
+             "data-parallel mesh) or on one stage";
       return diag;
     }
+    shareUpdate(body, variable.getVarName(), readers);
   }
   return success();
+}
+
+/// Whether `variable` of a localized program holds a piece of a parameter
+/// split over the mesh (not a whole parameter, nor a piece of a fused
+/// projection that sbp split before distributing).
+static bool isMeshPiece(VariableOp variable) {
+  if (variable->hasAttr(kMeshSplitsAttrName))
+    return true;
+  auto name = variable->getAttrOfType<StringAttr>(kLogicalNameAttrName);
+  auto shape = variable->getAttrOfType<DenseI64ArrayAttr>(kLogicalShapeAttrName);
+  return name && shape && name.getValue() == variable.getVarName() &&
+         shape.asArrayRef() != variable.getType().getShape();
+}
+
+void StageSplitter::shareUpdate(Block &body, StringRef name,
+                                const std::set<int64_t> &readers) {
+  // The update: what the assigns of the parameter and of its optimizer
+  // state ("<name>.<state>") compute after the backward pass, back to the
+  // gradient (computed in the backward pass, sent as any crossing value)
+  // and to variables and constants (copied where used).
+  SmallVector<Operation *> work;
+  for (auto assign : body.getOps<AssignOp>())
+    if (assign.getVarName() == name ||
+        assign.getVarName().starts_with((name + ".").str()))
+      work.push_back(assign);
+  llvm::SmallPtrSet<Operation *, 16> update(work.begin(), work.end());
+  while (!work.empty()) {
+    Operation *op = work.pop_back_val();
+    for (Value operand : op->getOperands()) {
+      Operation *producer = operand.getDefiningOp();
+      if (!producer || replicable.contains(producer) ||
+          update.contains(producer))
+        continue;
+      std::optional<Provenance> origin = getProvenance(producer);
+      if (!origin || origin->phase != "update")
+        continue;
+      update.insert(producer);
+      work.push_back(producer);
+    }
+  }
+  for (Operation *op : update) {
+    SmallVector<int64_t> &extra = extraStagesOf[op];
+    for (int64_t stage : readers)
+      if (stage != stageOf.lookup(op) && !llvm::is_contained(extra, stage))
+        extra.push_back(stage);
+  }
 }
 
 FailureOr<Operation *> StageSplitter::cloneInto(Operation &op, int64_t stage) {
@@ -243,6 +291,9 @@ FailureOr<SmallVector<func::FuncOp>> StageSplitter::run() {
     }
     if (failed(cloneInto(op, stageOf.lookup(&op))))
       return failure();
+    for (int64_t stage : extraStagesOf.lookup(&op))
+      if (failed(cloneInto(op, stage)))
+        return failure();
   }
   // Replicated state (the step count) is stored by every stage that holds
   // it, after all its reads.
@@ -335,6 +386,30 @@ LogicalResult scheduleProgram(func::FuncOp program, int64_t stage,
     else
       next = slots[index];
   }
+  // A receive blocks the comm thread until its message arrives, so it waits
+  // for its first use: a gradient contribution the next micro-batch's
+  // backward accumulates, or a loss only the output reads, must not hold
+  // up the receives of work that comes earlier (1F1B would deadlock).
+  llvm::DenseMap<Operation *, int64_t> indexOf;
+  for (auto [index, op] : llvm::enumerate(ops))
+    indexOf[op] = index;
+  for (auto [index, op] : llvm::enumerate(ops)) {
+    if (!isa<sbp::RecvOp>(op))
+      continue;
+    int64_t firstUse = updateSlot;
+    for (Operation *user : op->getUsers())
+      if (auto it = indexOf.find(user); it != indexOf.end())
+        firstUse = std::min(firstUse, slots[it->second]);
+    slots[index] = std::max(slots[index], firstUse);
+  }
+  // No op goes before what it reads: glue labelled with an earlier
+  // micro-batch's phase (a sum of gradient contributions a later stage
+  // sent) waits for its operands' slots.
+  for (auto [index, op] : llvm::enumerate(ops))
+    for (Value operand : op->getOperands())
+      if (Operation *producer = operand.getDefiningOp())
+        if (auto it = indexOf.find(producer); it != indexOf.end())
+          slots[index] = std::max(slots[index], slots[it->second]);
   SmallVector<int64_t> order(ops.size());
   for (int64_t i = 0, e = ops.size(); i < e; ++i)
     order[i] = i;

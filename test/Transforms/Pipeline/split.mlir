@@ -16,7 +16,6 @@
 // GPIPE: sbp.send %{{.*}} to 1 {tag = 2 : i64} : tensor<1x16xf32>
 // GPIPE: sbp.send %{{.*}} to 1 {tag = 4 : i64} : tensor<1x16xf32>
 // GPIPE: sbp.send %{{.*}} to 1 {tag = 6 : i64} : tensor<1x16xf32>
-// GPIPE: %[[LOSS:.*]] = sbp.recv from 1 {tag = 8 : i64} : tensor<f32>
 // GPIPE: sbp.recv from 1 {tag = 1 : i64} : tensor<1x16xf32>
 // GPIPE: sbp.recv from 1 {tag = 3 : i64} : tensor<1x16xf32>
 // GPIPE: sbp.recv from 1 {tag = 5 : i64} : tensor<1x16xf32>
@@ -28,12 +27,15 @@
 // ONEF: sbp.recv from 1 {tag = 3 : i64} : tensor<1x16xf32>
 // ONEF: sbp.send %{{.*}} to 1 {tag = 6 : i64} : tensor<1x16xf32>
 // With match-receive-order (CUDA plans), receives from a peer come in the
-// peer's send order (NCCL matches them by order): the loss after the third
+// peer's send order (NCCL matches them by order): the loss before the last
 // gradient, as stage 1 sends it.
 // ONEF: sbp.recv from 1 {tag = 5 : i64} : tensor<1x16xf32>
-// ONEF-NEXT: %[[LOSS:.*]] = sbp.recv from 1 {tag = 8 : i64} : tensor<f32>
-// ONEF: sbp.recv from 1 {tag = 7 : i64} : tensor<1x16xf32>
+// ONEF: %[[LOSS:.*]] = sbp.recv from 1 {tag = 8 : i64} : tensor<f32>
+// ONEF-NEXT: sbp.recv from 1 {tag = 7 : i64} : tensor<1x16xf32>
 // CHECK: oneflow.assign @w1
+// A receive waits for its first use (the comm thread blocks on it): the
+// loss, which only the output reads, comes last.
+// GPIPE-NEXT: %[[LOSS:.*]] = sbp.recv from 1 {tag = 8 : i64} : tensor<f32>
 // CHECK: return %[[LOSS]]
 // CHECK-LABEL: func.func @main_rank1(
 // CHECK: sbp.recv from 0 {tag = 0 : i64}
