@@ -75,8 +75,6 @@ private:
   SmallVector<IRMapping> mappings;
 };
 
-static bool isMeshPiece(VariableOp variable);
-
 /// Ops that compute the same on every stage from inputs, constants and
 /// variables, so each stage can have its own copy.
 bool isCopyable(Operation *op) {
@@ -134,42 +132,28 @@ LogicalResult StageSplitter::placeOps() {
   for (auto variable : body.getOps<VariableOp>()) {
     if (!variable->hasAttr(kTrainableAttrName))
       continue;
+    // The stages reading it, also through ops each stage computes from it
+    // on its own (the slice of its piece a split use reads).
     std::set<int64_t> readers;
-    for (Operation *user : variable->getUsers()) {
+    SmallVector<Operation *> users(variable->getUsers());
+    llvm::SmallPtrSet<Operation *, 8> seen;
+    while (!users.empty()) {
+      Operation *user = users.pop_back_val();
+      if (!seen.insert(user).second)
+        continue;
       std::optional<Provenance> origin = getProvenance(user);
       if (origin && origin->phase == "update")
         continue;
-      if (auto it = stageOf.find(user); it != stageOf.end())
+      if (replicable.contains(user))
+        users.append(user->user_begin(), user->user_end());
+      else if (auto it = stageOf.find(user); it != stageOf.end())
         readers.insert(it->second);
     }
     if (readers.size() < 2)
       continue;
-    if (isMeshPiece(variable)) {
-      InFlightDiagnostic diag =
-          variable.emitOpError()
-          << "is read on " << readers.size()
-          << " pipeline stages and split over the devices of a stage "
-             "(tensor parallelism): @"
-          << variable.getVarName()
-          << " cannot be shared between stages yet; keep it whole (a "
-             "data-parallel mesh) or on one stage";
-      return diag;
-    }
     shareUpdate(body, variable.getVarName(), readers);
   }
   return success();
-}
-
-/// Whether `variable` of a localized program holds a piece of a parameter
-/// split over the mesh (not a whole parameter, nor a piece of a fused
-/// projection that sbp split before distributing).
-static bool isMeshPiece(VariableOp variable) {
-  if (variable->hasAttr(kMeshSplitsAttrName))
-    return true;
-  auto name = variable->getAttrOfType<StringAttr>(kLogicalNameAttrName);
-  auto shape = variable->getAttrOfType<DenseI64ArrayAttr>(kLogicalShapeAttrName);
-  return name && shape && name.getValue() == variable.getVarName() &&
-         shape.asArrayRef() != variable.getType().getShape();
 }
 
 void StageSplitter::shareUpdate(Block &body, StringRef name,
