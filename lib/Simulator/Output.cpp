@@ -6,6 +6,7 @@
 #include "llvm/Support/JSON.h"
 
 #include <cmath>
+#include <cstdio>
 
 using namespace oneflow;
 using namespace oneflow::simulator;
@@ -63,29 +64,50 @@ std::string oneflow::simulator::reportToJson(const Report &report) {
   return text;
 }
 
+/// `text` as a JSON string literal.
+static void appendJsonString(std::string &out, llvm::StringRef text) {
+  out += '"';
+  for (char c : text) {
+    if (c == '"' || c == '\\') {
+      out += '\\';
+      out += c;
+    } else if (static_cast<unsigned char>(c) < 0x20) {
+      char escaped[8];
+      std::snprintf(escaped, sizeof(escaped), "\\u%04x", c);
+      out += escaped;
+    } else {
+      out += c;
+    }
+  }
+  out += '"';
+}
+
 std::string oneflow::simulator::traceToJson(const Report &report,
                                             const plan::Plan &plan) {
-  // Microseconds with three decimals, as oneflow-run writes them.
-  auto micros = [](double seconds) {
-    return llvm::formatv("{0:f3}", seconds * 1e6).str();
-  };
   std::vector<TraceEvent> events = report.trace;
   std::stable_sort(events.begin(), events.end(),
                    [](const TraceEvent &a, const TraceEvent &b) {
                      return a.start < b.start;
                    });
   std::string out = "[";
-  llvm::raw_string_ostream os(out);
+  char number[64];
   for (size_t i = 0; i < events.size(); ++i) {
     const plan::Task &task = plan.tasks(events[i].taskIndex);
-    os << (i ? ",\n" : "\n") << "{\"name\": " << json::Value(task.name())
-       << ", \"ph\": \"X\", \"ts\": " << micros(events[i].start)
-       << ", \"dur\": " << micros(events[i].duration)
-       << ", \"pid\": " << task.rank()
-       << ", \"tid\": " << json::Value(task.stream())
-       << ", \"args\": {\"task\": " << task.id() << ", \"step\": 0}}";
+    out += i ? ",\n{\"name\": " : "\n{\"name\": ";
+    appendJsonString(out, task.name());
+    // Microseconds with three decimals, as oneflow-run writes them.
+    std::snprintf(number, sizeof(number), ", \"ph\": \"X\", \"ts\": %.3f",
+                  events[i].start * 1e6);
+    out += number;
+    std::snprintf(number, sizeof(number), ", \"dur\": %.3f, \"pid\": %d",
+                  events[i].duration * 1e6, task.rank());
+    out += number;
+    out += ", \"tid\": ";
+    appendJsonString(out, report.streams[events[i].stream]);
+    out += ", \"args\": {\"task\": " + std::to_string(task.id()) +
+           ", \"step\": 0}}";
   }
-  os << "\n]\n";
+  out += "\n]\n";
   return out;
 }
 
@@ -113,6 +135,13 @@ static std::string formatBytes(int64_t bytes) {
   return llvm::formatv("{0:f2} {1}", value, units[unit]).str();
 }
 
+/// "123.4", or three significant digits below 1 ("0.00123").
+static std::string tflops(double value) {
+  char text[32];
+  std::snprintf(text, sizeof(text), value >= 1 ? "%.1f" : "%.3g", value);
+  return text;
+}
+
 void oneflow::simulator::printReport(llvm::raw_ostream &os,
                                      const Report &report) {
   os << "simulate: " << report.cluster << ", " << report.numRanks
@@ -123,8 +152,7 @@ void oneflow::simulator::printReport(llvm::raw_ostream &os,
      << seconds(report.computeSeconds) << " + exposed communication "
      << seconds(report.exposedCommunicationSeconds) << " + pipeline bubble "
      << seconds(report.bubbleSeconds) << " (rank " << report.lastRank << "); "
-     << llvm::formatv("{0:f1}", report.tflopsPerDevice)
-     << " TFLOP/s per device\n";
+     << tflops(report.tflopsPerDevice) << " TFLOP/s per device\n";
   for (const RoleMemory &role : report.roles) {
     os << "simulate: rank " << role.representative;
     if (role.members > 1)

@@ -72,7 +72,8 @@ llvm::Error planError(const std::string &message) {
 class Replay {
 public:
   Replay(const plan::Plan &plan, const cost::Cluster &cluster)
-      : plan(plan), cluster(cluster), tasks(plan.tasks_size()) {}
+      : plan(plan), cluster(cluster), cudaTransfers(plan.device() == "cuda"),
+        tasks(plan.tasks_size()) {}
 
   llvm::Error index();
   llvm::Error run();
@@ -89,6 +90,21 @@ private:
                                : double(plan.regsts(it->second).size_bytes());
   }
   double costOf(const plan::Task &task) const;
+  /// Where `task` runs: its stream, except CUDA plans' sends and receives,
+  /// which the runtime puts on a stream per direction (its NCCL calls block
+  /// that stream, not the comm thread).
+  std::string streamOf(const plan::Task &task) const {
+    if (!cudaTransfers || task.kind() != plan::COLLECTIVE)
+      return task.stream();
+    const plan::Collective &spec = task.collective();
+    if (spec.kind() == plan::Collective::SEND)
+      return task.stream() + " (sends to rank " + std::to_string(spec.peer()) +
+             ")";
+    if (spec.kind() == plan::Collective::RECV)
+      return task.stream() + " (receives from rank " +
+             std::to_string(spec.peer()) + ")";
+    return task.stream();
+  }
   void push(int stream) {
     if (!queued[stream]) {
       queued[stream] = true;
@@ -103,6 +119,9 @@ private:
 
   const plan::Plan &plan;
   const cost::Cluster &cluster;
+  /// CUDA plans: a send blocks its direction's stream until it is received
+  /// (ncclSend); MPI sends only post (MPI_Isend).
+  bool cudaTransfers = false;
   std::vector<TaskState> tasks;
   std::vector<Stream> streams;
   std::vector<Group> groups;
@@ -143,11 +162,14 @@ double Replay::costOf(const plan::Task &task) const {
 
 llvm::Error Replay::index() {
   bool roles = plan.roles_size() > 0;
+  regstOf.reserve(plan.regsts_size());
   for (int r = 0; r < plan.regsts_size(); ++r)
     regstOf[plan.regsts(r).id()] = r;
   std::unordered_map<int64_t, int> taskOf;
   std::unordered_map<int64_t, int> producerOf; // regst id -> task
-  std::map<std::pair<int32_t, std::string>, int> streamOf;
+  taskOf.reserve(plan.tasks_size());
+  producerOf.reserve(plan.regsts_size());
+  std::map<std::pair<int32_t, std::string>, int> streamIndex;
   std::unordered_map<int64_t, int> sendOf, recvOf, groupOf;
   for (int t = 0; t < plan.tasks_size(); ++t) {
     const plan::Task &task = plan.tasks(t);
@@ -157,10 +179,11 @@ llvm::Error Replay::index() {
       if (auto it = regstOf.find(id);
           it != regstOf.end() && !plan.regsts(it->second).persistent())
         producerOf[id] = t;
+    std::string stream = streamOf(task);
     auto [it, added] =
-        streamOf.try_emplace({task.rank(), task.stream()}, int(streams.size()));
+        streamIndex.try_emplace({task.rank(), stream}, int(streams.size()));
     if (added)
-      streams.push_back({task.rank(), task.stream(), {}, 0, 0, -1});
+      streams.push_back({task.rank(), stream, {}, 0, 0, -1});
     TaskState &state = tasks[t];
     state.stream = it->second;
     streams[it->second].tasks.push_back(t);
@@ -266,6 +289,8 @@ void Replay::transfer(int send, int recv) {
   double end = start + tasks[send].cost;
   settle(send, start, end);
   settle(recv, start, end);
+  // Whichever of the two waited for the other goes on.
+  push(tasks[send].stream);
   push(tasks[recv].stream);
 }
 
@@ -314,8 +339,8 @@ void Replay::advance(int s) {
       state.cause = byDeps ? state.depsCause : stream.last;
       arrive(t);
     }
-    // A send frees its stream once posted; the rest once they ended.
-    if (state.kind == Kind::Send) {
+    // An MPI send frees its stream once posted; the rest once they ended.
+    if (state.kind == Kind::Send && !cudaTransfers) {
       stream.free = state.ready;
     } else if (state.done) {
       stream.free = state.end;
@@ -430,8 +455,11 @@ void Replay::fill(Report &report, bool trace) const {
     double start = state.kind == Kind::Recv || state.kind == Kind::Collective
                        ? state.ready
                        : state.start;
-    report.trace.push_back({t, start, state.end - start});
+    report.trace.push_back({t, state.stream, start, state.end - start});
   }
+  if (trace)
+    for (const Stream &stream : streams)
+      report.streams.push_back(stream.name);
   llvm::sort(ranks);
   report.simulatedRanks =
       int32_t(std::unique(ranks.begin(), ranks.end()) - ranks.begin());

@@ -32,7 +32,10 @@
 // Rank 2's add reads and writes 3e6 bytes: 3 us.
 // CHECK-DAG: "ts": 22536.000, "dur": 3.000, "pid": 2, "tid": "compute"
 
-// REPORT: simulate: test cluster, 3 ranks: step 22.539 ms = compute 3.000 us + exposed communication 22.536 ms + pipeline bubble 0.000 s (rank 2); 0.0 TFLOP/s per device
+// Rank 2 ends last; its compute stream is busy 3 us, the rest it waits for
+// the all-reduce and the transfer. The add's 250000 FLOPs over 3 ranks and
+// 22.539 ms: 3.7e-6 TFLOP/s.
+// REPORT: simulate: test cluster, 3 ranks: step 22.539 ms = compute 3.000 us + exposed communication 22.536 ms + pipeline bubble 0.000 s (rank 2); 3.7e-06 TFLOP/s per device
 // REPORT: simulate: rank 0 memory: parameters 0 bytes + gradients 0 bytes + optimizer state 0 bytes + buffers 0 bytes + activations 3.81 MiB = 3.81 MiB: fits in 953.67 MiB
 // REPORT: simulate: rank 1 memory:
 // REPORT: simulate: rank 2 memory:

@@ -243,3 +243,53 @@ TEST(Replay, TraceAndJsonOutputs) {
 }
 
 } // namespace
+
+namespace {
+
+TEST(Replay, CudaTransfersRunOnAStreamPerDirection) {
+  // Rank 1 receives twice from rank 0 and runs an all-reduce with rank 2
+  // on its comm stream meanwhile. Under MPI the receives block the comm
+  // thread, so the all-reduce waits for them; in a CUDA plan they wait on
+  // their direction's stream, and the two sends, on theirs, follow each
+  // other.
+  auto build = [](const std::string &device) {
+    PlanMaker make(3);
+    make.plan.set_device(device);
+    int64_t a = make.regst(0, 1000000), b = make.regst(0, 1000000);
+    make.kernel(0, "a", 2e9, {}, {a});
+    make.kernel(0, "b", 1e6, {}, {b});
+    make.collective(0, plan::Collective::SEND, {0, 1}, 10, {a}, {});
+    make.collective(0, plan::Collective::SEND, {0, 1}, 11, {b}, {});
+    int64_t ra = make.regst(1, 1000000), rb = make.regst(1, 1000000);
+    make.collective(1, plan::Collective::RECV, {0, 1}, 10, {}, {ra});
+    make.collective(1, plan::Collective::RECV, {0, 1}, 11, {}, {rb});
+    for (int rank : {1, 2}) {
+      int64_t g = make.regst(rank, 4), s = make.regst(rank, 4);
+      make.kernel(rank, "g", 1e6, {}, {g});
+      make.collective(rank, plan::Collective::ALL_REDUCE, {1, 2}, 20, {g},
+                      {s});
+    }
+    return make.plan;
+  };
+  // The transfers: 1e-6 + 1e-3 each on the pair link, after a's 2 ms.
+  double transfer = 1e-6 + 1e-3;
+  // All-reduce of 4 bytes over ranks 1 and 2 (outer link): 2e-5 + 4e-8.
+  double allReduce = 2e-5 + 4e-8;
+  Report mpi = simulateOk(build("cpu"), /*trace=*/true);
+  Report cuda = simulateOk(build("cuda"), /*trace=*/true);
+  // Tasks: rank 0's a, b and sends (0-3), rank 1's receives (4, 5), then
+  // g and the all-reduce of ranks 1 (6, 7) and 2 (8, 9).
+  // MPI: the second transfer starts when rank 1's comm thread reaches its
+  // receive, after the first one; the all-reduce after both.
+  EXPECT_DOUBLE_EQ(mpi.trace[5].start, 2e-3 + transfer);
+  EXPECT_DOUBLE_EQ(mpi.trace[7].start, 2e-3 + 2 * transfer);
+  EXPECT_DOUBLE_EQ(mpi.stepSeconds, 2e-3 + 2 * transfer + allReduce);
+  // CUDA: the all-reduce runs at once, not behind the receives.
+  EXPECT_DOUBLE_EQ(cuda.trace[7].start, 1e-6);
+  EXPECT_DOUBLE_EQ(cuda.trace[7].duration, allReduce);
+  // b's send waits behind a's on the direction's stream.
+  EXPECT_DOUBLE_EQ(cuda.trace[3].start, 2e-3 + transfer);
+  EXPECT_DOUBLE_EQ(cuda.stepSeconds, 2e-3 + 2 * transfer);
+}
+
+} // namespace

@@ -49,6 +49,7 @@ struct RoleMemory {
 /// One task's replay, for traces: seconds from the start of the step.
 struct TraceEvent {
   int taskIndex = 0; // position in Plan.tasks
+  int stream = 0;    // index into Report::streams
   double start = 0;
   double duration = 0;
 };
@@ -69,8 +70,11 @@ struct Report {
   /// second of the step, in TFLOP/s.
   double tflopsPerDevice = 0;
   std::vector<RoleMemory> roles;
-  /// Every task of the replayed ranks (when asked for).
+  /// Every task of the replayed ranks (when asked for), and the names of
+  /// the streams they ran on (a task's stream, or for a CUDA plan's sends
+  /// and receives their direction's).
   std::vector<TraceEvent> trace;
+  std::vector<std::string> streams;
 
   int64_t peakMemoryBytes() const;
   bool fits() const;
