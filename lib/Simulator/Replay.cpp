@@ -24,7 +24,7 @@ namespace {
 
 enum class Kind {
   Local,      // KERNEL, ASSIGN, INPUT, OUTPUT, or a collective run alone
-  Send,       // posts its transfer and frees its stream
+  Send,       // posts its transfer (CUDA plans: blocks until it ended)
   Recv,       // blocks its stream until the transfer ends
   Collective, // blocks its stream until every member joined and it ended
 };
