@@ -8,6 +8,8 @@
 // RUN: rm -rf %t && oneflow-opt %s --no-fuse --emit=plan -o %t/plan
 // RUN: protoc --decode=oneflow.plan.Plan -I %S/../../proto %S/../../proto/oneflow/plan.proto < %t/plan/plan.pb | FileCheck %s
 
+// INPUT and OUTPUT tasks carry no cost (the simulator uses their regsts).
+// CHECK-NOT: cost {
 // matmul 8x16 by 16x32: 2 * 8 * 32 * 16; bytes (128 + 512 + 256) * 4.
 // CHECK:      kernel_symbol: "kernel_{{[0-9]+}}_matmul
 // CHECK:      cost {
@@ -48,7 +50,6 @@
 // CHECK-NEXT:   bytes: 1792
 // CHECK-NEXT:   dtype: F32
 // CHECK-NEXT: }
-// INPUT and OUTPUT tasks carry none (the simulator uses their regsts).
 // CHECK-NOT: cost {
 
 // Fused: the product, tanh and the reduction in one kernel count all three
