@@ -1,6 +1,7 @@
 //===- EmitPlan.cpp - Compile a module into an actor plan -----------------===//
 
 #include "oneflow/Target/EmitPlan.h"
+#include "oneflow/Target/EmittedPlan.h"
 
 #include "Target.h"
 
@@ -406,6 +407,10 @@ LogicalResult mlir::oneflow::emitPlan(ModuleOp module,
       return failure();
   }
   // The plan goes last: its presence means the directory is complete.
-  return writeAtomically(loc, pathOf("plan.pb"),
-                         built->plan.SerializeAsString());
+  if (failed(writeAtomically(loc, pathOf("plan.pb"),
+                             built->plan.SerializeAsString())))
+    return failure();
+  if (options.planOut)
+    options.planOut->plan.Swap(&built->plan);
+  return success();
 }

@@ -2,6 +2,7 @@
 
 #include "Target.h"
 
+#include "oneflow/Cost/OpCost.h"
 #include "oneflow/Dialect/OneFlow/ElementsUtils.h"
 #include "oneflow/Dialect/OneFlow/OneFlowDialect.h"
 #include "oneflow/Dialect/SBP/SBPDialect.h"
@@ -246,6 +247,25 @@ FailureOr<BuiltPlan> mlir::oneflow::buildPlan(ArrayRef<RankGraph> graphs,
     }
     return success();
   };
+  // What one firing of a kernel computes and moves, counted once per
+  // kernel (repeated layers share theirs).
+  llvm::DenseMap<Operation *, pb::TaskCost> costOf;
+  auto costOfKernel = [&](func::FuncOp kernel) -> const pb::TaskCost & {
+    auto [it, added] = costOf.try_emplace(kernel);
+    if (!added)
+      return it->second;
+    KernelCost counted = estimateKernelCost(kernel);
+    pb::TaskCost &cost = it->second;
+    cost.set_gemm_flops(counted.gemmFlops);
+    cost.set_gemm_count(counted.gemmCount);
+    cost.set_vector_flops(counted.vectorFlops);
+    cost.set_bytes(counted.bytes);
+    FailureOr<pb::DataType> dtype = counted.elementType
+                                        ? dataTypeOf(counted.elementType)
+                                        : FailureOr<pb::DataType>(failure());
+    cost.set_dtype(succeeded(dtype) ? *dtype : pb::F32);
+    return cost;
+  };
   auto ioName = [&](DictionaryAttr attrs, StringRef fallback) {
     if (attrs)
       if (auto name = attrs.getAs<StringAttr>("onnx.name"))
@@ -408,6 +428,8 @@ FailureOr<BuiltPlan> mlir::oneflow::buildPlan(ArrayRef<RankGraph> graphs,
                 auto kernel =
                     SymbolTable::lookupNearestSymbolFrom<func::FuncOp>(
                         call, call.getCalleeAttr());
+                if (kernel)
+                  *task->mutable_cost() = costOfKernel(kernel);
                 auto inPlace = kernel
                                    ? kernel->getAttrOfType<DenseI64ArrayAttr>(
                                          kUpdatesInPlaceAttrName)

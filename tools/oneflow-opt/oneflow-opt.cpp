@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "NodeDiagnosticHandler.h"
+#include "Simulate.h"
 
 #include "oneflow/Codegen/Passes.h"
 #include "oneflow/Conversion/Passes.h"
@@ -201,6 +202,27 @@ static llvm::cl::opt<std::string>
                    llvm::cl::desc("Pipeline schedule: 1f1b or gpipe"),
                    llvm::cl::init("1f1b"), llvm::cl::cat(pipelineCategory));
 
+static llvm::cl::OptionCategory simulateCategory("Simulation");
+static llvm::cl::opt<std::string> simulateOption(
+    "simulate",
+    llvm::cl::desc("With --emit=plan: replay one step of the plan on the "
+                   "cluster FILE describes (clusters/*.json, "
+                   "docs/simulator.md); prints the step time, its split and "
+                   "each rank role's memory"),
+    llvm::cl::value_desc("CLUSTER.json"), llvm::cl::init(""),
+    llvm::cl::cat(simulateCategory));
+static llvm::cl::opt<std::string> simulateJsonOption(
+    "simulate-json",
+    llvm::cl::desc("With --simulate: also write the report as JSON"),
+    llvm::cl::value_desc("FILE"), llvm::cl::init(""),
+    llvm::cl::cat(simulateCategory));
+static llvm::cl::opt<std::string> simulateTraceOption(
+    "simulate-trace",
+    llvm::cl::desc("With --simulate: also write the replayed step as a "
+                   "Chrome trace (the format of oneflow-run --trace)"),
+    llvm::cl::value_desc("FILE"), llvm::cl::init(""),
+    llvm::cl::cat(simulateCategory));
+
 /// Parses --mesh (`4`, `2x2`); an error message when invalid.
 static std::string parseMesh(llvm::StringRef spec,
                              SmallVectorImpl<int64_t> &shape) {
@@ -362,6 +384,13 @@ static int compileToPlan(llvm::StringRef input, llvm::StringRef outputDir,
     llvm::errs() << "error: --emit=cuda-kernels needs --device=cuda[:sm_XX]\n";
     return 1;
   }
+  std::unique_ptr<oneflow::PlanSimulation> simulation;
+  if (!simulateOption.empty()) {
+    simulation = oneflow::PlanSimulation::create(
+        simulateOption, simulateJsonOption, simulateTraceOption);
+    if (!simulation)
+      return 1;
+  }
   oneflow::PhaseTimes times;
   times.start("import");
   OwningOpRef<ModuleOp> module;
@@ -423,8 +452,12 @@ static int compileToPlan(llvm::StringRef input, llvm::StringRef outputDir,
       return failed(oneflow::emitCudaKernels(*module, options, cuda)) ? 1 : 0;
     options.cuda = cuda;
   }
+  if (simulation)
+    simulation->attach(options);
   if (failed(oneflow::emitPlan(*module, options)))
     return 1;
+  if (simulation)
+    return simulation->run(times) ? 0 : 1;
   times.print(llvm::errs());
   return 0;
 }
@@ -487,6 +520,17 @@ int main(int argc, char **argv) {
   auto [inputFilename, outputFilename] = registerAndParseCLIOptions(
       newArgc, args.data(), "OneFlow-MLIR compiler driver\n", registry);
   MlirOptMainConfig config = MlirOptMainConfig::createFromCLOptions();
+  if ((!simulateJsonOption.empty() || !simulateTraceOption.empty()) &&
+      simulateOption.empty()) {
+    llvm::errs() << "error: --simulate-json and --simulate-trace need "
+                    "--simulate=CLUSTER.json\n";
+    return 1;
+  }
+  if (!simulateOption.empty() && emitKind != "plan") {
+    llvm::errs() << "error: --simulate replays a plan: add --emit=plan -o "
+                    "DIR\n";
+    return 1;
+  }
   if (!emitKind.empty()) {
     if (emitKind != "plan" && emitKind != "cuda-kernels") {
       llvm::errs() << "error: unknown --emit kind '" << emitKind

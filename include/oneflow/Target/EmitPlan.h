@@ -22,6 +22,9 @@
 namespace mlir {
 namespace oneflow {
 
+/// The plan emitPlan wrote (include/oneflow/Target/EmittedPlan.h).
+struct EmittedPlan;
+
 /// Wall-clock seconds of the compiler's phases, printed as one line
 /// (`time: import 0.41 s, graph passes 2.10 s, ...; total 3.02 s`).
 class PhaseTimes {
@@ -60,6 +63,8 @@ struct EmitPlanOptions {
   /// Where to record the time of fusion, plan building, kernel code
   /// generation and writing; null: not recorded.
   PhaseTimes *times = nullptr;
+  /// Receives the plan once written (for the simulator); null: dropped.
+  EmittedPlan *planOut = nullptr;
 };
 
 /// Outlines the kernels of @main (when not done yet), compiles them and writes

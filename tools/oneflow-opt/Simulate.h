@@ -1,0 +1,49 @@
+//===- Simulate.h - oneflow-opt --simulate ----------------------*- C++ -*-===//
+//
+// The plan simulator behind `--emit=plan --simulate=CLUSTER.json`, apart
+// from oneflow-opt.cpp so that the driver need not see the plan schema.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef ONEFLOW_TOOLS_ONEFLOW_OPT_SIMULATE_H
+#define ONEFLOW_TOOLS_ONEFLOW_OPT_SIMULATE_H
+
+#include "llvm/ADT/StringRef.h"
+
+#include <memory>
+#include <string>
+
+namespace mlir {
+namespace oneflow {
+
+class PhaseTimes;
+struct EmitPlanOptions;
+
+class PlanSimulation {
+public:
+  /// Reads the cluster file at `clusterPath` (before compiling, so that a
+  /// bad file fails fast); null after printing the error. `jsonPath` and
+  /// `tracePath` (empty: none) receive the report and the trace.
+  static std::unique_ptr<PlanSimulation> create(llvm::StringRef clusterPath,
+                                                llvm::StringRef jsonPath,
+                                                llvm::StringRef tracePath);
+  ~PlanSimulation();
+
+  /// Makes emitPlan hand over the plan it writes.
+  void attach(EmitPlanOptions &options);
+
+  /// Replays one step of the plan (phase "simulate" of `times`), prints
+  /// `times` and the report on stderr and writes the files asked for;
+  /// false after printing an error.
+  bool run(PhaseTimes &times);
+
+private:
+  PlanSimulation();
+  struct Impl;
+  std::unique_ptr<Impl> impl;
+};
+
+} // namespace oneflow
+} // namespace mlir
+
+#endif // ONEFLOW_TOOLS_ONEFLOW_OPT_SIMULATE_H
