@@ -2,6 +2,7 @@
 
 #include "Simulate.h"
 
+#include "oneflow/Cost/CostModel.h"
 #include "oneflow/Simulator/Simulator.h"
 #include "oneflow/Target/EmitPlan.h"
 #include "oneflow/Target/EmittedPlan.h"
@@ -75,5 +76,54 @@ bool PlanSimulation::run(PhaseTimes &times) {
     return false;
   times.print(llvm::errs());
   sim::printReport(llvm::errs(), *report);
+  return true;
+}
+
+bool mlir::oneflow::makePricedReport(llvm::StringRef clusterPath,
+                                     SbpReportOptions &options) {
+  llvm::Expected<::oneflow::cost::Cluster> cluster =
+      ::oneflow::cost::readClusterFile(clusterPath);
+  if (!cluster) {
+    llvm::errs() << "error: --simulate: " << llvm::toString(cluster.takeError())
+                 << "\n";
+    return false;
+  }
+  options.pricedOn = cluster->name;
+  options.pricer = [cluster = std::move(*cluster)](
+                       const sbp::BoxingStep &step,
+                       ArrayRef<int64_t> meshShape) -> double {
+    using Kind = ::oneflow::plan::Collective;
+    int64_t size = meshShape[step.axis], stride = 1;
+    for (size_t axis = step.axis + 1; axis < meshShape.size(); ++axis)
+      stride *= meshShape[axis];
+    std::vector<int32_t> group;
+    for (int64_t member = 0; member < size; ++member)
+      group.push_back(int32_t(member * stride));
+    // The collective's input bytes (its output's for an all-gather), as
+    // the cost model counts them.
+    switch (step.kind) {
+    case sbp::BoxingKind::AllReduce:
+      return ::oneflow::cost::collectiveSeconds(Kind::ALL_REDUCE,
+                                                step.groupBytes, group,
+                                                cluster);
+    case sbp::BoxingKind::ReduceScatter:
+      return ::oneflow::cost::collectiveSeconds(Kind::REDUCE_SCATTER,
+                                                step.groupBytes, group,
+                                                cluster);
+    case sbp::BoxingKind::AllGather:
+      return ::oneflow::cost::collectiveSeconds(Kind::ALL_GATHER,
+                                                step.groupBytes, group,
+                                                cluster);
+    case sbp::BoxingKind::AllToAll:
+      return ::oneflow::cost::collectiveSeconds(
+          Kind::ALL_TO_ALL, step.groupBytes / size, group, cluster);
+    case sbp::BoxingKind::Identity:
+    case sbp::BoxingKind::LocalSlice:
+    case sbp::BoxingKind::ZeroFill:
+    case sbp::BoxingKind::SplitToPartial:
+      return 0;
+    }
+    return 0;
+  };
   return true;
 }

@@ -8,6 +8,8 @@
 #ifndef ONEFLOW_TOOLS_ONEFLOW_OPT_SIMULATE_H
 #define ONEFLOW_TOOLS_ONEFLOW_OPT_SIMULATE_H
 
+#include "oneflow/Transforms/SbpReport.h"
+
 #include "llvm/ADT/StringRef.h"
 
 #include <memory>
@@ -42,6 +44,13 @@ private:
   struct Impl;
   std::unique_ptr<Impl> impl;
 };
+
+/// Report options pricing each boxing on the cluster of `clusterPath`
+/// (`--sbp-report --simulate=CLUSTER.json`): the collective of every 1-D
+/// step timed by the cost model over a device group along its mesh axis
+/// (ranks the axis' stride apart, row-major mesh), so that the link level
+/// is the one the axis spans. False after printing the error.
+bool makePricedReport(llvm::StringRef clusterPath, SbpReportOptions &options);
 
 } // namespace oneflow
 } // namespace mlir

@@ -208,7 +208,8 @@ static llvm::cl::opt<std::string> simulateOption(
     llvm::cl::desc("With --emit=plan: replay one step of the plan on the "
                    "cluster FILE describes (clusters/*.json, "
                    "docs/simulator.md); prints the step time, its split and "
-                   "each rank role's memory"),
+                   "each rank role's memory. With --sbp-report: each "
+                   "boxing's predicted seconds on that cluster"),
     llvm::cl::value_desc("CLUSTER.json"), llvm::cl::init(""),
     llvm::cl::cat(simulateCategory));
 static llvm::cl::opt<std::string> simulateJsonOption(
@@ -305,8 +306,13 @@ static LogicalResult addCompilePasses(PassManager &pm) {
   pm.addPass(oneflow::createSbpInsertBoxing());
   // One boxing per value and target, however many consumers need it.
   pm.addPass(createCSEPass());
-  if (sbpReport)
-    pm.addPass(oneflow::createSbpReport());
+  if (sbpReport) {
+    oneflow::SbpReportOptions report;
+    if (!simulateOption.empty() &&
+        !oneflow::makePricedReport(simulateOption, report))
+      return failure();
+    pm.addPass(oneflow::createSbpReportPass(std::move(report)));
+  }
   return success();
 }
 
@@ -526,9 +532,9 @@ int main(int argc, char **argv) {
                     "--simulate=CLUSTER.json\n";
     return 1;
   }
-  if (!simulateOption.empty() && emitKind != "plan") {
+  if (!simulateOption.empty() && emitKind != "plan" && !sbpReport) {
     llvm::errs() << "error: --simulate replays a plan: add --emit=plan -o "
-                    "DIR\n";
+                    "DIR (or prices the boxings of --sbp-report)\n";
     return 1;
   }
   if (!emitKind.empty()) {

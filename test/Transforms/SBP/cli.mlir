@@ -22,6 +22,19 @@
 // NAMES: per kind: local-slice 13x, 0 B; all-gather 15x, 21524 B; reduce-scatter 4x, 1296 B; all-to-all 5x, 5160 B; all-reduce 3x, 28 B
 // NAMES-NEXT: total: 32 boxings, 28008 bytes per device per step
 
+// With a cluster file, every boxing also gets its predicted seconds (the
+// collective of each mesh axis timed by the cost model over the link level
+// the axis spans) and the lines are sorted by them: on the A100 file the
+// loss's two all-reduces (2 x 4 alpha of NVLink) come first.
+// RUN: oneflow-opt %S/../../Import/ONNX/Inputs/torch/mlp_opset17.onnx --train --label=y --mesh=2x2 --sbp-strategy=data,tensor --sbp-report --simulate=%S/../../../clusters/a100-80gb-sxm.json -o /dev/null | FileCheck %s --check-prefix=PRICED
+// PRICED: boxings by cost (bytes each device sends, predicted seconds on 8x A100-80GB SXM4 per node, NVLink 3, 8x HDR InfiniBand):
+// PRICED-NEXT: {{^ +}}8 B    8.00e-06 s  loss -> func.return: [P, P] -> [B, B] of tensor<f32> (all-reduce on axis 0, all-reduce on axis 1)
+// PRICED: per kind: local-slice 13x, 0 B, 0.00e+00 s; all-gather 15x, 21524 B, {{.*}} s;
+// PRICED: total: 32 boxings, 28008 bytes per device per step, {{.*}} s on 8x A100-80GB SXM4 per node
+// A bad cluster file is an error before anything is compiled.
+// RUN: not oneflow-opt %S/../../Import/ONNX/Inputs/torch/mlp_opset17.onnx --mesh=2 --sbp-report --simulate=%s -o /dev/null 2>&1 | FileCheck %s --check-prefix=BADCLUSTER
+// BADCLUSTER: error: --simulate: {{.*}}cli.mlir
+
 // Bad options are diagnostics with exit code 1.
 // RUN: not oneflow-opt %S/../../Import/ONNX/Inputs/torch/mlp_opset17.onnx --mesh=2x2x2x2 2>&1 | FileCheck %s --check-prefix=MESH
 // MESH: error: --mesh: unsupported mesh '2x2x2x2': 1 to 3 axes
