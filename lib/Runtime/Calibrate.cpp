@@ -16,6 +16,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdlib>
+#include <ctime>
 #include <filesystem>
 #include <memory>
 
@@ -39,33 +40,55 @@ std::string calibrationKernelsPath() {
 
 namespace {
 
-double seconds() {
-  return std::chrono::duration<double>(
-             std::chrono::steady_clock::now().time_since_epoch())
-      .count();
-}
-
 double median(std::vector<double> values) {
   std::sort(values.begin(), values.end());
   size_t n = values.size();
   return n % 2 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2;
 }
 
-/// The seconds of one `call`: warmed up once, then `batches` batches of as
-/// many calls as fill `target` seconds; the median batch's time per call.
+/// Wall and CPU time. Figures come from the CPU time this process spent,
+/// divided by the threads that work: on a shared machine wall time would
+/// also count the slices other processes held the cores (a product longer
+/// than a time slice then measured at half speed, a short one at full
+/// speed), which describes the load, not the machine. The wall time is
+/// kept to tell how much of their cores the ranks had.
+struct Clocks {
+  double wall, cpu;
+  static Clocks now() {
+    timespec cpu;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &cpu);
+    return {std::chrono::duration<double>(
+                std::chrono::steady_clock::now().time_since_epoch())
+                .count(),
+            double(cpu.tv_sec) + 1e-9 * double(cpu.tv_nsec)};
+  }
+};
+
+/// Wall and CPU seconds of the timed batches, summed.
+struct Share {
+  double wall = 0, cpu = 0;
+};
+
+/// The seconds of one `call` on `threads` threads: warmed up once, then
+/// `batches` batches of as many calls as fill `target` seconds; the median
+/// batch's CPU time per call and thread.
 template <typename Call>
-double timePerCall(Call &&call, double target, int batches) {
-  double start = seconds();
+double timePerCall(Call &&call, double target, int batches, int threads,
+                   Share &share) {
+  Clocks start = Clocks::now();
   call();
-  double once = std::max(seconds() - start, 1e-9);
+  double once = std::max((Clocks::now().cpu - start.cpu) / threads, 1e-9);
   int64_t calls = std::clamp<int64_t>(int64_t(std::ceil(target / once)), 1,
                                       int64_t(1) << 24);
   std::vector<double> perCall;
   for (int b = 0; b < batches; ++b) {
-    start = seconds();
+    start = Clocks::now();
     for (int64_t i = 0; i < calls; ++i)
       call();
-    perCall.push_back((seconds() - start) / double(calls));
+    Clocks end = Clocks::now();
+    perCall.push_back((end.cpu - start.cpu) / threads / double(calls));
+    share.wall += end.wall - start.wall;
+    share.cpu += (end.cpu - start.cpu) / threads;
   }
   return median(perCall);
 }
@@ -93,6 +116,10 @@ private:
 struct Shape {
   int64_t m, n, k, ta, tb;
   double flops() const { return 2.0 * double(m) * double(n) * double(k); }
+  std::string label() const {
+    return std::to_string(m) + "x" + std::to_string(n) + "x" +
+           std::to_string(k) + (ta ? "T" : "N") + (tb ? "T" : "N");
+  }
 };
 
 /// Square products and a transformer layer's (projections, MLP, their
@@ -131,13 +158,13 @@ std::vector<Shape> gemmShapes(bool quick) {
 }
 
 double gemmSeconds(KernelFn gemm, const Shape &shape, size_t elementSize,
-                   double target, int batches) {
+                   double target, int batches, int threads, Share &share) {
   int64_t params[5] = {shape.m, shape.n, shape.k, shape.ta, shape.tb};
   auto run = [&](auto zero) {
     using T = decltype(zero);
     Buffer<T> a(shape.m * shape.k), b(shape.k * shape.n), c(shape.m * shape.n);
     void *args[4] = {params, a.get(), b.get(), c.get()};
-    return timePerCall([&] { gemm(args); }, target, batches);
+    return timePerCall([&] { gemm(args); }, target, batches, threads, share);
   };
   return elementSize == 4 ? run(float()) : run(double());
 }
@@ -171,9 +198,11 @@ plan::Plan firingPlan(const std::string &library, int tasks) {
 }
 
 /// Seconds per firing of an empty kernel in a chain on one stream, run by
-/// the Executor (readiness checks, slot bookkeeping, the call): steps after
-/// the first (which starts the threads), the median of several runs.
-Expected<double> firingSeconds(const std::string &library, bool quick) {
+/// the Executor (readiness checks, slot bookkeeping, the call): the CPU
+/// time of a run (its one engine thread's; the caller sleeps) per firing,
+/// the median of several runs.
+Expected<double> firingSeconds(const std::string &library, bool quick,
+                               Share &share) {
   const int tasks = 100, steps = quick ? 200 : 2000, runs = quick ? 3 : 7;
   Expected<std::unique_ptr<Executor>> executor =
       Executor::create(firingPlan(library, tasks), ".");
@@ -183,14 +212,14 @@ Expected<double> firingSeconds(const std::string &library, bool quick) {
   for (int r = 0; r < runs; ++r) {
     RunOptions options;
     options.steps = steps;
+    Clocks start = Clocks::now();
     if (Status status = (*executor)->run(options, InputFeed(), OutputSink());
         !status.ok())
       return status;
-    const std::vector<double> &stepSeconds = (*executor)->stats().stepSeconds;
-    double total = 0;
-    for (size_t s = 1; s < stepSeconds.size(); ++s)
-      total += stepSeconds[s];
-    perFiring.push_back(total / double((stepSeconds.size() - 1) * tasks));
+    Clocks end = Clocks::now();
+    perFiring.push_back((end.cpu - start.cpu) / double(steps * tasks));
+    share.wall += end.wall - start.wall;
+    share.cpu += end.cpu - start.cpu;
   }
   return median(perFiring);
 }
@@ -220,32 +249,37 @@ measureDevice(const CalibrationOptions &options,
   const bool quick = options.quick;
   const double target = quick ? 3e-4 : 2e-3;
   const int batches = quick ? 3 : 7;
+  const int threads = std::max(1, options.threadsPerRank);
   DeviceTimings timings;
+  Share share;
 
   std::vector<Shape> shapes = gemmShapes(quick);
   progress("f32 products (" + std::to_string(shapes.size()) + " shapes)");
   for (const Shape &shape : shapes) {
     sync();
-    double time = gemmSeconds(gemmF32, shape, 4, target, batches);
-    timings.gemmF32.push_back({shape.flops(), shape.flops() / time});
+    double time =
+        gemmSeconds(gemmF32, shape, 4, target, batches, threads, share);
+    timings.gemmF32.push_back(
+        {shape.flops(), shape.flops() / time, shape.label()});
   }
   progress("f64 products");
   const Shape f64Shape =
       quick ? Shape{256, 256, 256, 0, 0} : Shape{1024, 1024, 1024, 0, 0};
   sync();
-  timings.peakF64 =
-      f64Shape.flops() / gemmSeconds(gemmF64, f64Shape, 8, target, batches);
+  timings.peakF64 = f64Shape.flops() / gemmSeconds(gemmF64, f64Shape, 8, target,
+                                                   batches, threads, share);
 
   progress("vector arithmetic");
   {
     // 8 KiB per array and thread: both stay in the L1 cache.
-    const int64_t n = 2048 * std::max(1, options.threadsPerRank);
+    const int64_t n = 2048 * threads;
     const int64_t repeats = quick ? 20 : 100;
     Buffer<float> x(n), y(n);
     int64_t params[2] = {n, repeats};
     void *args[3] = {params, x.get(), y.get()};
     sync();
-    double time = timePerCall([&] { vector(args); }, target, batches);
+    double time =
+        timePerCall([&] { vector(args); }, target, batches, threads, share);
     int64_t perElement = 0;
     void *countArgs[1] = {&perElement};
     flopsPerElement(countArgs);
@@ -260,16 +294,18 @@ measureDevice(const CalibrationOptions &options,
     int64_t params[2] = {n, 1};
     void *args[4] = {params, a.get(), b.get(), c.get()};
     sync();
-    double time = timePerCall([&] { triad(args); }, target, batches);
+    double time =
+        timePerCall([&] { triad(args); }, target, batches, threads, share);
     timings.bandwidth = double(12 * n) / time;
   }
 
   progress("firing cost");
   sync();
-  Expected<double> firing = firingSeconds(path, quick);
+  Expected<double> firing = firingSeconds(path, quick, share);
   if (!firing.ok())
     return firing.error();
   timings.firingSeconds = *firing;
+  timings.cpuShare = share.wall > 0 ? share.cpu / share.wall : 1;
   return timings;
 }
 

@@ -9,6 +9,7 @@
 
 #include "oneflow/Runtime/Calibrate.h"
 
+#include "oneflow/Runtime/Collectives.h"
 #include "oneflow/Runtime/Distributed.h"
 #include "oneflow/Runtime/FileUtil.h"
 
@@ -109,9 +110,9 @@ std::string serialize(const DeviceTimings &timings) {
   out.precision(17);
   out << timings.peakF64 << ' ' << timings.vectorFlops << ' '
       << timings.bandwidth << ' ' << timings.firingSeconds << ' '
-      << timings.gemmF32.size();
+      << timings.cpuShare << ' ' << timings.gemmF32.size();
   for (const GemmTiming &gemm : timings.gemmF32)
-    out << ' ' << gemm.flops << ' ' << gemm.throughput;
+    out << ' ' << gemm.shape << ' ' << gemm.flops << ' ' << gemm.throughput;
   return out.str();
 }
 
@@ -120,10 +121,10 @@ DeviceTimings deserialize(const std::string &text) {
   DeviceTimings timings;
   size_t shapes = 0;
   in >> timings.peakF64 >> timings.vectorFlops >> timings.bandwidth >>
-      timings.firingSeconds >> shapes;
+      timings.firingSeconds >> timings.cpuShare >> shapes;
   timings.gemmF32.resize(shapes);
   for (GemmTiming &gemm : timings.gemmF32)
-    in >> gemm.flops >> gemm.throughput;
+    in >> gemm.shape >> gemm.flops >> gemm.throughput;
   return timings;
 }
 
@@ -142,6 +143,7 @@ DeviceTimings combine(const std::vector<DeviceTimings> &ranks) {
   result.bandwidth = over([](const DeviceTimings &t) { return t.bandwidth; });
   result.firingSeconds =
       over([](const DeviceTimings &t) { return t.firingSeconds; });
+  result.cpuShare = over([](const DeviceTimings &t) { return t.cpuShare; });
   for (size_t i = 0; i < result.gemmF32.size(); ++i)
     result.gemmF32[i].throughput =
         over([&](const DeviceTimings &t) { return t.gemmF32[i].throughput; });
@@ -162,13 +164,22 @@ std::string describeSources(const CalibrationOptions &options,
   std::ostringstream out;
   out << "Measured by oneflow-run --calibrate"
       << (quick ? " --calibrate-quick" : "") << " on " << hostName() << ", "
-      << when << ": " << ranks << " MPI rank" << (ranks == 1 ? "" : "s") << " ("
-      << localRanks << " on this machine) with " << options.threadsPerRank
-      << " OpenMP/BLAS thread" << (options.threadsPerRank == 1 ? "" : "s")
-      << " each, all ranks measuring at once (each figure the median over "
-         "the ranks); load average "
-      << format("%.2f", loadBefore) << " before, " << format("%.2f", loadAfter)
-      << " after, on " << availableCpus() << " CPUs. "
+      << when << ": "
+      << (ranks == 1 ? std::string("1 process")
+                     : std::to_string(ranks) + " MPI ranks (" +
+                           std::to_string(localRanks) + " on this machine)")
+      << " with " << options.threadsPerRank << " OpenMP/BLAS thread"
+      << (options.threadsPerRank == 1 ? "" : "s")
+      << (ranks == 1 ? ""
+                     : " each, all measuring at once (each figure the "
+                       "median over the ranks)")
+      << ". Load: average " << format("%.2f", loadBefore) << " before, "
+      << format("%.2f", loadAfter) << " after, on " << availableCpus()
+      << " CPUs; the ranks had " << format("%.0f%%", device.cpuShare * 100)
+      << " of their cores' time. Device figures are CPU times of the rank's "
+         "threads (what the machine does, not the slices other processes "
+         "took), each the median of "
+      << (quick ? 3 : 7) << " batches. "
       << "peak_flops.f32, gemm_efficiency: oneflow_gemm_f32 (oneDNN sgemm, "
          "the generated matmul kernels' entry point, linked as kernels.so is) "
          "on "
@@ -176,15 +187,13 @@ std::string describeSources(const CalibrationOptions &options,
       << " shapes (square; transformer projections, MLP and gradient "
          "products with transposes; attention heads) from "
       << format("%.2g", lowest) << " to " << format("%.2g", highest)
-      << " flops, warm operands, the median of " << (quick ? 3 : 7)
-      << " batches per shape; the peak is the best shape's median, the curve "
+      << " flops, warm operands; the peak is the best shape's, the curve "
          "the median fraction per half decade of flops made non-decreasing. "
       << "peak_flops.f64: oneflow_gemm_f64 (OpenBLAS dgemm), "
       << (quick ? "256" : "1024") << "^3. "
       << "vector_flops: 4 multiply-adds, an exp (the compiler's polynomial, "
          "counted 8) and a multiply per f32 element (17 flops) over "
-         "L1-resident "
-         "arrays, vectorized for the host. "
+         "L1-resident arrays, vectorized for the host. "
       << "memory_bandwidth: STREAM triad a = b + 3 c over 3 arrays of "
       << (quick ? 16 : 64) << " MiB per rank, 12 bytes per element. "
       << "memory_capacity: physical memory (or the cgroup limit) / "
@@ -203,6 +212,7 @@ std::string linkTable(const std::vector<LinkTiming> &timings,
       {plan::Collective::ALL_REDUCE, "ALL_REDUCE"},
       {plan::Collective::REDUCE_SCATTER, "REDUCE_SCATTER"},
       {plan::Collective::ALL_GATHER, "ALL_GATHER"},
+      {plan::Collective::ALL_TO_ALL, "ALL_TO_ALL"},
       {plan::Collective::SEND, "SEND/RECV"}};
   auto cell = [](const std::string &text) {
     return text + std::string(text.size() < 18 ? 18 - text.size() : 1, ' ');
@@ -257,6 +267,8 @@ std::string summaryTable(const ClusterDescription &cluster,
   row("memory capacity",
       format("%.1f GiB per rank", double(cluster.memoryCapacity) / (1 << 30)));
   row("kernel overhead", format("%.1f ns", cluster.kernelOverhead * 1e9));
+  row("cores' time", format("%.0f%% (CPU time / wall time while measuring)",
+                            device.cpuShare * 100));
   for (const LinkLevel &link : cluster.links)
     row("link " + link.name,
         format("latency %.2f us, ", link.latency * 1e6) +
@@ -267,10 +279,39 @@ std::string summaryTable(const ClusterDescription &cluster,
   return out.str();
 }
 
+/// Every timing as JSON lines: the products (per shape, median over the
+/// ranks), the other device figures, the collectives with their fit.
+std::string timingsJson(const DeviceTimings &device,
+                        const std::vector<LinkTiming> &links,
+                        const AlphaBeta *fit) {
+  auto number = [](double value) { return format("%.6g", value); };
+  std::string out;
+  for (const GemmTiming &gemm : device.gemmF32)
+    out += "{\"gemm_f32\": \"" + gemm.shape +
+           "\", \"flops\": " + number(gemm.flops) +
+           ", \"flops_per_s\": " + number(gemm.throughput) + "}\n";
+  out += "{\"gemm_f64_flops_per_s\": " + number(device.peakF64) +
+         ", \"vector_flops_per_s\": " + number(device.vectorFlops) +
+         ", \"triad_bytes_per_s\": " + number(device.bandwidth) +
+         ", \"firing_seconds\": " + number(device.firingSeconds) + "}\n";
+  for (const LinkTiming &link : links) {
+    auto [c1, c2] = ringCoefficients(link.kind, link.ranks);
+    out += "{\"collective\": \"" + collectiveKindName(link.kind) +
+           "\", \"ranks\": " + std::to_string(link.ranks) +
+           ", \"bytes\": " + number(link.bytes) +
+           ", \"seconds\": " + number(link.seconds);
+    if (fit)
+      out += ", \"fitted_seconds\": " +
+             number(c1 * fit->alpha + c2 * link.bytes / fit->beta);
+    out += "}\n";
+  }
+  return out;
+}
+
 } // namespace
 
-Expected<ClusterDescription> calibrate(const CalibrationOptions &options,
-                                       World *world, std::string &summary) {
+Expected<Calibration> calibrate(const CalibrationOptions &options,
+                                World *world) {
   const bool root = !world || world->rank() == 0;
   const int ranks = world ? world->size() : 1;
   const int localRanks = world ? world->localSize() : 1;
@@ -304,7 +345,7 @@ Expected<ClusterDescription> calibrate(const CalibrationOptions &options,
       perRank.push_back(deserialize(text));
   }
   if (!root)
-    return ClusterDescription();
+    return Calibration();
   const double loadAfter = loadAverage();
   DeviceTimings device = combine(perRank);
 
@@ -337,15 +378,17 @@ Expected<ClusterDescription> calibrate(const CalibrationOptions &options,
     fit = *fitted;
     link.latency = roundSignificant(fit->alpha, 3);
     link.bandwidth = roundSignificant(fit->beta, 3);
-    linkText = "links: ALL_REDUCE, REDUCE_SCATTER and ALL_GATHER over all " +
+    linkText = "links: ALL_REDUCE, REDUCE_SCATTER, ALL_GATHER and "
+               "ALL_TO_ALL over all " +
                std::to_string(ranks) +
-               " ranks and SEND/RECV ping-pong (half a round trip) between "
-               "ranks 0 and 1, the runtime's MpiCollectives ops on f32 from 8 "
-               "bytes to " +
+               " ranks, and SEND/RECV with ranks 0 and 1 sending to each "
+               "other at once (the bidirectional beta of docs/simulator.md), "
+               "the runtime's MpiCollectives ops on f32 from 8 bytes to " +
                std::string(options.quick ? "4 MiB" : "16 MiB") +
-               ", median of batches; alpha and beta fitted to the ring "
-               "formulas of docs/simulator.md by least squares on relative "
-               "errors (rms " +
+               ", wall time, the fastest of " + (options.quick ? "3" : "9") +
+               " batches (the least disturbed by other processes); alpha "
+               "and beta fitted to the ring formulas of "
+               "docs/simulator.md by least squares on relative errors (rms " +
                format("%.0f%%", fit->rmsRelativeError * 100) + " over " +
                std::to_string(links.size()) + " timings)" +
                (oneMachine ? "." : "; the ranks span several machines.");
@@ -360,10 +403,14 @@ Expected<ClusterDescription> calibrate(const CalibrationOptions &options,
   cluster.links = {link};
   cluster.sources = describeSources(options, device, ranks, localRanks, when,
                                     loadBefore, loadAfter, linkText);
-  summary = summaryTable(cluster, device, fit ? &*fit : nullptr, links.size());
+  Calibration result;
+  result.summary =
+      summaryTable(cluster, device, fit ? &*fit : nullptr, links.size());
   if (fit)
-    summary += linkTable(links, *fit);
-  return cluster;
+    result.summary += linkTable(links, *fit);
+  result.timings = timingsJson(device, links, fit ? &*fit : nullptr);
+  result.cluster = std::move(cluster);
+  return result;
 }
 
 } // namespace runtime

@@ -4,6 +4,7 @@
 
 #include "oneflow/Runtime/Calibrate.h"
 #include "oneflow/Runtime/Distributed.h"
+#include "oneflow/Runtime/FileUtil.h"
 
 #include <cstdlib>
 #include <filesystem>
@@ -45,13 +46,14 @@ Status runCalibration(const Options &options, World *world) {
   calibration.progress = [](const std::string &phase) {
     std::cerr << "calibrating: " << phase << "\n";
   };
-  std::string summary;
-  Expected<ClusterDescription> cluster = calibrate(calibration, world, summary);
-  Status status = cluster.ok() ? Status::success() : cluster.error();
+  Expected<Calibration> result = calibrate(calibration, world);
+  Status status = result.ok() ? Status::success() : result.error();
   if (status.ok() && root) {
-    status = writeClusterFile(options.calibrateFile, *cluster);
+    status = writeClusterFile(options.calibrateFile, result->cluster);
+    if (status.ok() && !options.calibrateTimings.empty())
+      status = writeFileAtomic(options.calibrateTimings, result->timings);
     if (status.ok())
-      std::cerr << summary << "wrote " << options.calibrateFile << "\n";
+      std::cerr << result->summary << "wrote " << options.calibrateFile << "\n";
   }
   return world ? world->agree(status) : status;
 }

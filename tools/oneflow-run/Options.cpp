@@ -109,9 +109,13 @@ OPTIONS:
                       link, said so in "sources"). Every rank measures at
                       once with the threads a plan's ranks get; a summary
                       goes to stderr. Takes about a minute; no plan
-                      directory and no other option than --np.
+                      directory, no plan options.
   --calibrate-quick   With --calibrate: fewer, smaller measurements (a few
                       seconds; rougher figures, for tests).
+  --calibrate-timings FILE
+                      With --calibrate: also write every timing behind the
+                      figures (each product shape, each collective and
+                      size with its fitted time), one JSON object a line.
   --help              Print this text.
 
 Exit status: 0 on success, 1 on any error (printed as "error: ..."), 124
@@ -186,7 +190,7 @@ Expected<Options> parseCommandLine(int argc, char **argv) {
         flag == "--save" || flag == "--save-every" || flag == "--load" ||
         flag == "--export-onnx" || flag == "--log-every" ||
         flag == "--timeout" || flag == "--startup-timeout" ||
-        flag == "--calibrate";
+        flag == "--calibrate" || flag == "--calibrate-timings";
     if (!takesValue)
       return makeError("unknown option '", arg, "' (see --help)");
     if (!inlineValue) {
@@ -194,7 +198,8 @@ Expected<Options> parseCommandLine(int argc, char **argv) {
         return makeError(flag, " needs a value (see --help)");
       value = argv[++i];
     }
-    if (flag != "--np" && flag != "--calibrate")
+    if (flag != "--np" && flag != "--calibrate" &&
+        flag != "--calibrate-timings")
       planFlags.push_back(flag);
 
     if (flag == "--input" || flag == "--data") {
@@ -205,10 +210,13 @@ Expected<Options> parseCommandLine(int argc, char **argv) {
           .emplace_back(value.substr(0, eq), value.substr(eq + 1));
     } else if (flag == "--output-dir" || flag == "--trace" ||
                flag == "--metrics" || flag == "--save" || flag == "--load" ||
-               flag == "--export-onnx" || flag == "--calibrate") {
+               flag == "--export-onnx" || flag == "--calibrate" ||
+               flag == "--calibrate-timings") {
       if (value.empty())
         return makeError(flag, " needs a non-empty value");
-      std::string &target = flag == "--calibrate"     ? options.calibrateFile
+      std::string &target = flag == "--calibrate" ? options.calibrateFile
+                            : flag == "--calibrate-timings"
+                                ? options.calibrateTimings
                             : flag == "--trace"       ? options.traceFile
                             : flag == "--metrics"     ? options.metricsFile
                             : flag == "--save"        ? options.saveDir
@@ -254,8 +262,11 @@ Expected<Options> parseCommandLine(int argc, char **argv) {
   }
   if (options.help)
     return options;
-  if (options.calibrateQuick && options.calibrateFile.empty())
-    return makeError("--calibrate-quick needs --calibrate FILE");
+  if ((options.calibrateQuick || !options.calibrateTimings.empty()) &&
+      options.calibrateFile.empty())
+    return makeError(options.calibrateQuick ? "--calibrate-quick"
+                                            : "--calibrate-timings",
+                     " needs --calibrate FILE");
   if (!options.calibrateFile.empty()) {
     // Calibration measures the machine: it runs no plan.
     if (!positional.empty())
@@ -263,8 +274,8 @@ Expected<Options> parseCommandLine(int argc, char **argv) {
                        "unexpected argument '",
                        positional[0], "'");
     if (!planFlags.empty())
-      return makeError("--calibrate takes only --np and --calibrate-quick, "
-                       "not ",
+      return makeError("--calibrate takes only --np, --calibrate-quick and "
+                       "--calibrate-timings, not ",
                        planFlags[0]);
     return options;
   }

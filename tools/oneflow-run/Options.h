@@ -39,6 +39,7 @@ struct Options {
 
   // --calibrate=FILE: measure this machine instead of running a plan.
   std::string calibrateFile;
+  std::string calibrateTimings; // every raw timing, JSON lines
   bool calibrateQuick = false;
 };
 

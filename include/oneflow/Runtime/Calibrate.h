@@ -57,9 +57,14 @@ struct DeviceTimings {
   double vectorFlops = 0; // FLOP/s
   double bandwidth = 0;   // bytes/s
   double firingSeconds = 0;
+  /// CPU time over wall time while measuring (per working thread): the
+  /// share of its cores the rank had; below 1 when other processes ran.
+  double cpuShare = 1;
 };
 
-/// Measures this rank's device. `sync` is called before each measurement
+/// Measures this rank's device from the CPU time it spends (see
+/// Calibrate.cpp: what the machine does, not how busy it was), with wall
+/// times only for cpuShare. `sync` is called before each measurement
 /// (a barrier over the ranks, so they measure the same thing at the same
 /// time); `progress` gets a word about each phase.
 Expected<DeviceTimings>
@@ -68,15 +73,25 @@ measureDevice(const CalibrationOptions &options,
               const std::function<void(const std::string &)> &progress);
 
 /// Collective over `world`: times the runtime's collectives among all its
-/// ranks (ALL_REDUCE, REDUCE_SCATTER, ALL_GATHER over every rank, SEND/RECV
-/// between ranks 0 and 1). Rank 0 gets the timings, the others none.
+/// ranks (ALL_REDUCE, REDUCE_SCATTER, ALL_GATHER, ALL_TO_ALL over every
+/// rank; SEND/RECV as ranks 0 and 1 exchanging at once, each sending to
+/// and receiving from the other, the way docs/simulator.md's beta is
+/// defined). Rank 0 gets the timings, the others none.
 std::vector<LinkTiming> measureLinks(World &world, bool quick);
 
+struct Calibration {
+  ClusterDescription cluster;
+  /// The table oneflow-run prints (docs/runtime.md's calibrate section).
+  std::string summary;
+  /// Every timing behind the figures, one JSON object a line.
+  std::string timings;
+};
+
 /// Collective over `world` when set: measures every rank, and rank 0
-/// combines the ranks' figures (medians) and fits the link. `summary`
-/// (rank 0) gets the table of docs/runtime.md's calibrate section.
-Expected<ClusterDescription> calibrate(const CalibrationOptions &options,
-                                       World *world, std::string &summary);
+/// combines the ranks' figures (medians) and fits the link. Only rank 0's
+/// result holds anything.
+Expected<Calibration> calibrate(const CalibrationOptions &options,
+                                World *world);
 
 } // namespace runtime
 } // namespace oneflow

@@ -67,6 +67,7 @@ double roundSignificant(double value, int digits = 4);
 struct GemmTiming {
   double flops = 0;      // of one product: 2 m n k
   double throughput = 0; // achieved FLOP/s (the median of its repeats)
+  std::string shape;     // "MxNxK" and N/T per operand, e.g. "64x64x32NT"
 };
 
 /// The peak: the largest throughput of any shape. Each shape's figure is

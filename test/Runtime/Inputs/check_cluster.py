@@ -4,7 +4,10 @@ against docs/simulator.md: exactly the format's keys, positive figures,
 efficiency points sorted by flops with fractions in (0, 1], one link level
 covering every rank; "sources" says whether the link was measured.
 
-  check_cluster.py FILE --ranks N      prints "ok" or the problems (exit 1)
+  check_cluster.py FILE --ranks N [--timings FILE.jsonl]
+      prints "ok" or the problems (exit 1); with --timings, also checks the
+      file of --calibrate-timings: one line per product shape, the device
+      line, and on 2+ ranks every collective with its fitted time.
 """
 
 import argparse
@@ -83,14 +86,43 @@ def problems(cluster, ranks):
     return found
 
 
+def timing_problems(path, ranks):
+    with open(path) as f:
+        lines = [json.loads(line) for line in f]
+    products = [x for x in lines if "gemm_f32" in x]
+    device = [x for x in lines if "vector_flops_per_s" in x]
+    links = [x for x in lines if "collective" in x]
+    found = []
+    if len(products) + len(device) + len(links) != len(lines):
+        found.append("timings: unknown lines")
+    if any(x["flops"] <= 0 or x["flops_per_s"] <= 0 for x in products):
+        found.append("timings: a product without flops")
+    if len(device) != 1:
+        found.append(f"timings: {len(device)} device lines")
+    kinds = {x["collective"] for x in links}
+    if ranks >= 2 and kinds != {"ALL_REDUCE", "REDUCE_SCATTER", "ALL_GATHER",
+                                "ALL_TO_ALL", "SEND"}:
+        found.append(f"timings: collectives {sorted(kinds)}")
+    if any(x["seconds"] <= 0 or x.get("fitted_seconds", 0) <= 0
+           for x in links):
+        found.append("timings: a collective without time or fit")
+    if not found:
+        print(f"timings: {len(products)} products, the device line, "
+              f"{len(links)} collectives: ok")
+    return found
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("file")
     parser.add_argument("--ranks", type=int, required=True)
+    parser.add_argument("--timings")
     args = parser.parse_args()
     with open(args.file) as f:
         cluster = json.load(f)
     found = problems(cluster, args.ranks)
+    if args.timings:
+        found += timing_problems(args.timings, args.ranks)
     for problem in found:
         print("problem:", problem)
     if found:
