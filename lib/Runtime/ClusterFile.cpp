@@ -223,15 +223,19 @@ std::pair<double, double> ringCoefficients(plan::Collective::Kind kind, int n) {
   }
 }
 
-Expected<AlphaBeta> fitAlphaBeta(const std::vector<LinkTiming> &timings) {
-  // Unknowns x = (alpha, 1 / beta); row i: (c1 / t, c2 B / t) . x = 1.
+namespace {
+
+/// The ring formula's coefficients of alpha and 1 / beta for each timing.
+struct Row {
+  double latency, bandwidth, seconds;
+};
+
+/// Least squares on relative errors, (model - t) / t, which is linear in
+/// (alpha, 1 / beta), with alpha >= 0: the start of the fit below.
+std::pair<double, double> relativeFit(const std::vector<Row> &rows) {
   double s11 = 0, s12 = 0, s22 = 0, r1 = 0, r2 = 0;
-  for (const LinkTiming &timing : timings) {
-    if (!positive(timing.seconds) || timing.bytes < 0)
-      return makeError("link timing of ", timing.bytes,
-                       " bytes: ", timing.seconds, " s is not a positive time");
-    auto [c1, c2] = ringCoefficients(timing.kind, timing.ranks);
-    double a = c1 / timing.seconds, b = c2 * timing.bytes / timing.seconds;
+  for (const Row &row : rows) {
+    double a = row.latency / row.seconds, b = row.bandwidth / row.seconds;
     s11 += a * a;
     s12 += a * b;
     s22 += b * b;
@@ -239,32 +243,107 @@ Expected<AlphaBeta> fitAlphaBeta(const std::vector<LinkTiming> &timings) {
     r2 += b;
   }
   double det = s11 * s22 - s12 * s12;
-  double alpha = 0, inverseBeta = 0;
   if (det > 1e-12 * s11 * s22) {
-    alpha = (r1 * s22 - r2 * s12) / det;
-    inverseBeta = (s11 * r2 - s12 * r1) / det;
+    double alpha = (r1 * s22 - r2 * s12) / det;
+    double inverseBeta = (s11 * r2 - s12 * r1) / det;
+    if (alpha >= 0)
+      return {alpha, inverseBeta};
   }
-  // A negative latency (or a singular system) means the bandwidth term
-  // explains the timings alone: fit it with alpha = 0.
-  if (!(alpha >= 0) || det <= 1e-12 * s11 * s22) {
-    alpha = 0;
-    inverseBeta = s22 > 0 ? r2 / s22 : 0;
+  // A negative latency (or a singular system): the bandwidth term explains
+  // the timings alone.
+  return {0, s22 > 0 ? r2 / s22 : 0};
+}
+
+/// The sum of squared log ratios model / measured, or infinity when the
+/// model is not positive everywhere.
+double logCost(const std::vector<Row> &rows, double alpha, double inverseBeta) {
+  double cost = 0;
+  for (const Row &row : rows) {
+    double model = row.latency * alpha + row.bandwidth * inverseBeta;
+    if (!(model > 0))
+      return INFINITY;
+    double r = std::log(model / row.seconds);
+    cost += r * r;
   }
+  return cost;
+}
+
+} // namespace
+
+Expected<AlphaBeta> fitAlphaBeta(const std::vector<LinkTiming> &timings) {
+  std::vector<Row> rows;
+  for (const LinkTiming &timing : timings) {
+    if (!positive(timing.seconds) || timing.bytes < 0)
+      return makeError("link timing of ", timing.bytes,
+                       " bytes: ", timing.seconds, " s is not a positive time");
+    auto [c1, c2] = ringCoefficients(timing.kind, timing.ranks);
+    rows.push_back({c1, c2 * timing.bytes, timing.seconds});
+  }
+  auto [alpha, inverseBeta] = relativeFit(rows);
   if (!(inverseBeta > 0))
     return makeError("the link timings do not determine a bandwidth (",
                      timings.size(),
                      " timings; times must grow with the bytes moved)");
+  // Then least squares on log(model / measured): symmetric in the ratio
+  // (the relative error of a model 3x too slow is 2, of one 3x too fast
+  // only -0.67, which biases the relative fit towards fast predictions when
+  // the kinds disagree). Gauss-Newton in units of the start, halving steps
+  // until the cost falls, alpha kept >= 0.
+  double alphaUnit = alpha > 0 ? alpha : 1e-3 * rows.front().seconds;
+  double gUnit = inverseBeta;
+  double u = alpha / alphaUnit, v = 1, cost = logCost(rows, alpha, gUnit);
+  for (int iteration = 0; iteration < 100; ++iteration) {
+    double j11 = 0, j12 = 0, j22 = 0, g1 = 0, g2 = 0;
+    for (const Row &row : rows) {
+      double model = row.latency * alphaUnit * u + row.bandwidth * gUnit * v;
+      double r = std::log(model / row.seconds);
+      double du = row.latency * alphaUnit / model;
+      double dv = row.bandwidth * gUnit / model;
+      j11 += du * du;
+      j12 += du * dv;
+      j22 += dv * dv;
+      g1 += du * r;
+      g2 += dv * r;
+    }
+    double det = j11 * j22 - j12 * j12;
+    double stepU = 0, stepV = 0;
+    if (det > 1e-12 * j11 * j22) {
+      stepU = -(j22 * g1 - j12 * g2) / det;
+      stepV = -(j11 * g2 - j12 * g1) / det;
+    }
+    if (u + stepU < 0 || det <= 1e-12 * j11 * j22) {
+      // On the boundary alpha = 0: move v alone.
+      stepU = -u;
+      stepV = j22 > 0 ? -g2 / j22 : 0;
+    }
+    bool moved = false;
+    for (double scale = 1; scale > 1e-6; scale /= 2) {
+      double nu = std::max(0.0, u + scale * stepU), nv = v + scale * stepV;
+      double next = logCost(rows, alphaUnit * nu, gUnit * nv);
+      if (next < cost) {
+        moved = std::abs(nu - u) + std::abs(nv - v) > 1e-12;
+        u = nu;
+        v = nv;
+        cost = next;
+        break;
+      }
+    }
+    if (!moved)
+      break;
+  }
+  alpha = alphaUnit * u;
+  inverseBeta = gUnit * v;
+
   AlphaBeta fit;
   fit.alpha = alpha;
   fit.beta = 1 / inverseBeta;
   double squares = 0;
-  for (const LinkTiming &timing : timings) {
-    auto [c1, c2] = ringCoefficients(timing.kind, timing.ranks);
-    double model = c1 * alpha + c2 * timing.bytes * inverseBeta;
-    double relative = (model - timing.seconds) / timing.seconds;
+  for (const Row &row : rows) {
+    double model = row.latency * alpha + row.bandwidth * inverseBeta;
+    double relative = (model - row.seconds) / row.seconds;
     squares += relative * relative;
   }
-  fit.rmsRelativeError = std::sqrt(squares / double(timings.size()));
+  fit.rmsRelativeError = std::sqrt(squares / double(rows.size()));
   return fit;
 }
 

@@ -89,6 +89,27 @@ TEST(Calibrate, FitWeighsSmallAndLargeTransfersAlike) {
   EXPECT_NEAR(fit->alpha, 2e-5, 2e-5 * 1e-6);
 }
 
+TEST(Calibrate, FitIsSymmetricInTheRatio) {
+  // Reduce-scatters 3x slower than the formula and all-gathers 3x faster
+  // (same coefficients): the fit is the formula itself, where a fit of
+  // relative errors would lean towards the fast ones (-67% costs less
+  // than +200%).
+  std::vector<LinkTiming> timings;
+  for (LinkTiming timing : syntheticLinks(2e-6, 4e9, 2, 0)) {
+    if (timing.kind == plan::Collective::REDUCE_SCATTER)
+      timing.seconds *= 3;
+    else if (timing.kind == plan::Collective::ALL_GATHER)
+      timing.seconds /= 3;
+    else
+      continue;
+    timings.push_back(timing);
+  }
+  Expected<AlphaBeta> fit = fitAlphaBeta(timings);
+  ASSERT_TRUE(fit.ok()) << fit.error().message();
+  EXPECT_NEAR(fit->alpha, 2e-6, 2e-6 * 1e-6);
+  EXPECT_NEAR(fit->beta, 4e9, 4e9 * 1e-6);
+}
+
 TEST(Calibrate, FitKeepsLatencyNonNegative) {
   // Times below the bandwidth line at small sizes would give a negative
   // latency: the fit then holds alpha at 0.

@@ -103,9 +103,10 @@ struct AlphaBeta {
   double rmsRelativeError = 0;
 };
 
-/// Least squares of the ring formulas over `timings`, on relative errors
-/// (each timing's residual divided by its time, so that 8-byte latencies
-/// and 16 MiB transfers weigh alike), with alpha >= 0. Errors when the
+/// Least squares of the ring formulas over `timings` on log(model /
+/// measured), so that 8-byte latencies and 16 MiB transfers weigh alike and
+/// a model 2x too slow costs as much as one 2x too fast, with alpha >= 0
+/// (started from the linear fit of relative errors). Errors when the
 /// timings cannot determine a positive bandwidth.
 Expected<AlphaBeta> fitAlphaBeta(const std::vector<LinkTiming> &timings);
 
