@@ -113,7 +113,9 @@ def regst_bytes(regst):
 
 def gemm_size(plan, task, regsts):
     """(flops, products) of a matmul kernel from its regsts: the output is
-    [..., m, n]; the operand whose trailing dims hold m gives k."""
+    [..., m, n]; the operand whose trailing dims hold m gives k. A batch
+    whose right operand is shared (2-D) and whose left operands are not
+    transposed is one tall product: lib/Kernels/Gemm.cpp stacks it."""
     outs = [regsts[r] for r in task.out_regsts]
     ins = [regsts[r] for r in task.in_regsts]
     best = None
@@ -127,8 +129,9 @@ def gemm_size(plan, task, regsts):
             ashape = list(a.desc.shape)
             if len(ashape) < 2 or math.prod(ashape[:-2]) not in (batch, 1):
                 continue
-            for k in ([ashape[-1]] if ashape[-2] == m else []) + \
-                     ([ashape[-2]] if ashape[-1] == m else []):
+            options = ([(ashape[-1], False)] if ashape[-2] == m else []) + \
+                      ([(ashape[-2], True)] if ashape[-1] == m else [])
+            for k, transposed in options:
                 # The other operand must be [k, n] or [n, k].
                 for b in ins:
                     bshape = list(b.desc.shape)
@@ -136,8 +139,10 @@ def gemm_size(plan, task, regsts):
                         continue
                     if sorted(bshape[-2:]) == sorted([k, n]):
                         flops = 2.0 * batch * m * n * k
+                        stacked = len(bshape) == 2 and not transposed
+                        count = 1 if stacked else batch
                         if best is None or flops > best[0]:
-                            best = (flops, batch)
+                            best = (flops, count)
     return best
 
 

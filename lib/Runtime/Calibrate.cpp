@@ -126,14 +126,16 @@ struct Shape {
 /// gradients' transposed forms, one attention head's), within the flops
 /// range the efficiency curve covers.
 std::vector<Shape> gemmShapes(bool quick) {
-  const double lowest = 1e5, highest = quick ? 3e8 : 1.1e10;
+  // From the per-head products of small models (a few thousand flops,
+  // where the call costs more than the arithmetic) to 1e10.
+  const double lowest = 1e3, highest = quick ? 3e8 : 1.1e10;
   std::vector<Shape> shapes;
   auto add = [&](Shape shape) {
     if (shape.flops() >= lowest && shape.flops() <= highest)
       shapes.push_back(shape);
   };
-  for (int64_t n :
-       {32, 48, 64, 96, 128, 192, 256, 384, 512, 768, 1024, 1448, 1720})
+  for (int64_t n : {8, 12, 16, 24, 32, 48, 64, 96, 128, 192, 256, 384, 512, 768,
+                    1024, 1448, 1720})
     add({n, n, n, 0, 0});
   std::vector<int64_t> widths = quick ? std::vector<int64_t>{64, 256}
                                       : std::vector<int64_t>{64, 256, 1024};
@@ -148,12 +150,13 @@ std::vector<Shape> gemmShapes(bool quick) {
       add({t, d, 4 * d, 0, 1}); // input gradient: dy w^T
       add({d, 4 * d, t, 1, 0}); // weight gradient: x^T dy
     }
-  for (int64_t s : quick ? std::vector<int64_t>{64, 256}
-                         : std::vector<int64_t>{64, 128, 256, 512})
-    for (int64_t head : {32, 64, 128}) {
-      add({s, s, head, 0, 1}); // q k^T
-      add({s, head, s, 0, 0}); // a v
-    }
+  for (int64_t s : quick ? std::vector<int64_t>{16, 64, 256}
+                         : std::vector<int64_t>{16, 32, 64, 128, 256, 512})
+    for (int64_t head : {8, 16, 32, 64, 128})
+      if (head <= s) {
+        add({s, s, head, 0, 1}); // q k^T
+        add({s, head, s, 0, 0}); // a v
+      }
   return shapes;
 }
 
