@@ -53,9 +53,10 @@ std::string calibrationKernelsPath();
 /// What one rank measured of its device.
 struct DeviceTimings {
   std::vector<GemmTiming> gemmF32;
-  double peakF64 = 0;     // FLOP/s of the largest f64 product
-  double vectorFlops = 0; // FLOP/s
-  double bandwidth = 0;   // bytes/s
+  double peakF64 = 0;        // FLOP/s of the largest f64 product
+  double vectorFlops = 0;    // FLOP/s
+  double bandwidth = 0;      // bytes/s, beyond the caches
+  double cacheBandwidth = 0; // bytes/s, 1.5 MiB per thread (not in the file)
   double firingSeconds = 0;
   /// CPU time over wall time while measuring (per working thread): the
   /// share of its cores the rank had; below 1 when other processes ran.
