@@ -399,7 +399,8 @@ Expected<Calibration> calibrate(const CalibrationOptions &options,
                ", wall time, the fastest of " + (options.quick ? "3" : "9") +
                " batches (the least disturbed by other processes); alpha "
                "and beta fitted to the ring formulas of "
-               "docs/simulator.md by least squares on relative errors (rms " +
+               "docs/simulator.md by least squares on log(formula / "
+               "measured), alpha >= 0 (rms relative error " +
                format("%.0f%%", fit->rmsRelativeError * 100) + " over " +
                std::to_string(links.size()) + " timings)" +
                (oneMachine ? "." : "; the ranks span several machines.");
