@@ -108,8 +108,8 @@ OPTIONS:
                       runtime's collectives (one rank writes a default
                       link, said so in "sources"). Every rank measures at
                       once with the threads a plan's ranks get; a summary
-                      goes to stderr. Takes about a minute; no plan
-                      directory, no plan options.
+                      goes to stderr. Takes 10-60 s; no plan directory,
+                      no plan options.
   --calibrate-quick   With --calibrate: fewer, smaller measurements (a few
                       seconds; rougher figures, for tests).
   --calibrate-timings FILE
