@@ -10,7 +10,6 @@
 
 #include "MpiCollectives.h"
 #include "oneflow/Runtime/Distributed.h"
-#include "oneflow/Runtime/Tensor.h"
 
 #include <mpi.h>
 
