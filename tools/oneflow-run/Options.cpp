@@ -14,9 +14,11 @@ using runtime::Status;
 
 const char *helpText() {
   return R"(USAGE: oneflow-run OUT_DIR [options]
+       oneflow-run --calibrate=FILE [--np N] [--calibrate-quick]
 
 Runs the plan that `oneflow-opt --emit=plan -o OUT_DIR` wrote (plan.pb, the
-kernel library and the weights file in OUT_DIR).
+kernel library and the weights file in OUT_DIR). With --calibrate, measures
+this machine instead and writes its cluster description (docs/simulator.md).
 
 OPTIONS:
   --input NAME=FILE   The value of graph input NAME, used for every step. FILE
@@ -96,6 +98,24 @@ OPTIONS:
                       waits for the slowest rank) and outside runs
                       (checkpoints, outputs). Default: 3 x --timeout; 0: no
                       limit there.
+  --calibrate FILE    Measure this machine on N ranks (--np, default 1) and
+                      write its cluster description FILE (JSON, the format
+                      of docs/simulator.md, atomically): f32/f64 products
+                      through the kernel library (peak and efficiency per
+                      product size), vector arithmetic, memory bandwidth
+                      and capacity per rank, the cost of a firing and, with
+                      2 ranks or more, the latency and bandwidth of the
+                      runtime's collectives (one rank writes a default
+                      link, said so in "sources"). Every rank measures at
+                      once with the threads a plan's ranks get; a summary
+                      goes to stderr. Takes 10-60 s; no plan directory,
+                      no plan options.
+  --calibrate-quick   With --calibrate: fewer, smaller measurements (a few
+                      seconds; rougher figures, for tests).
+  --calibrate-timings FILE
+                      With --calibrate: also write every timing behind the
+                      figures (each product shape, each collective and
+                      size with its fitted time), one JSON object a line.
   --help              Print this text.
 
 Exit status: 0 on success, 1 on any error (printed as "error: ..."), 124
@@ -135,6 +155,7 @@ Expected<double> parseSeconds(const std::string &flag,
 Expected<Options> parseCommandLine(int argc, char **argv) {
   Options options;
   std::vector<std::string> positional;
+  std::vector<std::string> planFlags; // the options of a plan's run
   for (int i = 1; i < argc; ++i) {
     std::string arg = argv[i];
     if (arg.size() < 2 || arg[0] != '-') {
@@ -145,8 +166,13 @@ Expected<Options> parseCommandLine(int argc, char **argv) {
       options.help = true;
       continue;
     }
+    if (arg == "--calibrate-quick") {
+      options.calibrateQuick = true;
+      continue;
+    }
     if (arg == "--shuffle" || arg == "--quiet") {
       (arg == "--shuffle" ? options.shuffle : options.quiet) = true;
+      planFlags.push_back(arg);
       continue;
     }
     // "--flag=value" or "--flag value".
@@ -163,7 +189,8 @@ Expected<Options> parseCommandLine(int argc, char **argv) {
         flag == "--batch" || flag == "--seed" || flag == "--metrics" ||
         flag == "--save" || flag == "--save-every" || flag == "--load" ||
         flag == "--export-onnx" || flag == "--log-every" ||
-        flag == "--timeout" || flag == "--startup-timeout";
+        flag == "--timeout" || flag == "--startup-timeout" ||
+        flag == "--calibrate" || flag == "--calibrate-timings";
     if (!takesValue)
       return makeError("unknown option '", arg, "' (see --help)");
     if (!inlineValue) {
@@ -171,6 +198,9 @@ Expected<Options> parseCommandLine(int argc, char **argv) {
         return makeError(flag, " needs a value (see --help)");
       value = argv[++i];
     }
+    if (flag != "--np" && flag != "--calibrate" &&
+        flag != "--calibrate-timings")
+      planFlags.push_back(flag);
 
     if (flag == "--input" || flag == "--data") {
       size_t eq = value.find('=');
@@ -180,10 +210,14 @@ Expected<Options> parseCommandLine(int argc, char **argv) {
           .emplace_back(value.substr(0, eq), value.substr(eq + 1));
     } else if (flag == "--output-dir" || flag == "--trace" ||
                flag == "--metrics" || flag == "--save" || flag == "--load" ||
-               flag == "--export-onnx") {
+               flag == "--export-onnx" || flag == "--calibrate" ||
+               flag == "--calibrate-timings") {
       if (value.empty())
         return makeError(flag, " needs a non-empty value");
-      std::string &target = flag == "--trace"         ? options.traceFile
+      std::string &target = flag == "--calibrate" ? options.calibrateFile
+                            : flag == "--calibrate-timings"
+                                ? options.calibrateTimings
+                            : flag == "--trace"       ? options.traceFile
                             : flag == "--metrics"     ? options.metricsFile
                             : flag == "--save"        ? options.saveDir
                             : flag == "--load"        ? options.loadDir
@@ -228,6 +262,23 @@ Expected<Options> parseCommandLine(int argc, char **argv) {
   }
   if (options.help)
     return options;
+  if ((options.calibrateQuick || !options.calibrateTimings.empty()) &&
+      options.calibrateFile.empty())
+    return makeError(options.calibrateQuick ? "--calibrate-quick"
+                                            : "--calibrate-timings",
+                     " needs --calibrate FILE");
+  if (!options.calibrateFile.empty()) {
+    // Calibration measures the machine: it runs no plan.
+    if (!positional.empty())
+      return makeError("--calibrate measures this machine and runs no plan: "
+                       "unexpected argument '",
+                       positional[0], "'");
+    if (!planFlags.empty())
+      return makeError("--calibrate takes only --np, --calibrate-quick and "
+                       "--calibrate-timings, not ",
+                       planFlags[0]);
+    return options;
+  }
   if (options.data.empty() && (options.batch || options.shuffle))
     return makeError(options.batch ? "--batch" : "--shuffle",
                      " needs training data (--data NAME=FILE.npy)");

@@ -36,6 +36,11 @@ struct Options {
   std::string saveDir, loadDir;
   int64_t saveEvery = 0; // 0: only after the last step
   std::string exportOnnx;
+
+  // --calibrate=FILE: measure this machine instead of running a plan.
+  std::string calibrateFile;
+  std::string calibrateTimings; // every raw timing, JSON lines
+  bool calibrateQuick = false;
 };
 
 /// Parses argv; `--opt value` and `--opt=value` are both accepted.

@@ -6,6 +6,7 @@
 //             [--metrics FILE.jsonl] [--quiet] [--save DIR] [--save-every N]
 //             [--load DIR] [--export-onnx FILE.onnx] [--timeout S]
 //             [--startup-timeout S]
+// oneflow-run --calibrate=FILE [--np N] [--calibrate-quick]
 //
 // Every error is printed as "error: ..." and exits with 1; a job the
 // watchdog ended exits with 124. A multi-rank plan runs as one process per
@@ -14,6 +15,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "Calibration.h"
 #include "Launch.h"
 #include "Options.h"
 #include "Training.h"
@@ -366,6 +368,17 @@ int main(int argc, char **argv) {
       if (context.isRoot())
         std::cout << run::helpText();
       code = 0;
+    } else if (!options->calibrateFile.empty()) {
+      // Measuring the machine: on N ranks started like a plan's.
+      if (!world && options->numRanks > 1) {
+        code = run::launchRanks(options->numRanks, argc, argv);
+      } else {
+        Status status = run::runCalibration(*options, world.get());
+        if (status.ok())
+          code = 0;
+        else
+          report(status);
+      }
     } else if (int planned = world ? 0 : planRanks(options->planDir);
                planned > 0 && options->numRanks != 0 &&
                options->numRanks != planned) {
