@@ -47,15 +47,6 @@ static int64_t bytesOf(RankedTensorType type) {
   return type.getNumElements() * element;
 }
 
-static std::string nameOf(Location loc) {
-  if (auto name = dyn_cast<NameLoc>(loc))
-    return name.getName().str();
-  if (auto fused = dyn_cast<FusedLoc>(loc))
-    for (Location inner : fused.getLocations())
-      if (std::string name = nameOf(inner); !name.empty())
-        return name;
-  return "";
-}
 
 static FailureOr<pb::Collective::Kind> collectiveKindOf(StringRef kind) {
   if (kind == "all_reduce")
@@ -193,7 +184,7 @@ FailureOr<BuiltPlan> mlir::oneflow::buildPlan(ArrayRef<RankGraph> graphs,
   auto describe = [&](Operation *op, int64_t id, bool writes) {
     SmallVector<std::string> nodes;
     auto note = [&](Operation *of) {
-      std::string name = nameOf(of->getLoc());
+      std::string name = locationName(of->getLoc());
       if (!name.empty() && !llvm::is_contained(nodes, name))
         nodes.push_back(name);
     };
@@ -297,7 +288,7 @@ FailureOr<BuiltPlan> mlir::oneflow::buildPlan(ArrayRef<RankGraph> graphs,
   auto newPointToPoint = [&](Operation *op, pb::Collective::Kind kind,
                              int64_t peer, int64_t tag) {
     bool isSend = kind == pb::Collective::SEND;
-    std::string where = nameOf(op->getLoc());
+    std::string where = locationName(op->getLoc());
     pb::Task *task =
         newTask(pb::COLLECTIVE,
                 (isSend ? "send to rank " : "recv from rank ") +
@@ -414,7 +405,7 @@ FailureOr<BuiltPlan> mlir::oneflow::buildPlan(ArrayRef<RankGraph> graphs,
                 return noteReads(assign, *task);
               })
               .Case([&](func::CallOp call) -> LogicalResult {
-                std::string where = nameOf(call.getLoc());
+                std::string where = locationName(call.getLoc());
                 pb::Task *task =
                     newTask(pb::KERNEL,
                             call.getCallee().str() +
@@ -467,7 +458,7 @@ FailureOr<BuiltPlan> mlir::oneflow::buildPlan(ArrayRef<RankGraph> graphs,
                     collectiveKindOf(collective.getKind());
                 if (failed(kind))
                   return collective.emitOpError() << "has no plan form";
-                std::string where = nameOf(collective.getLoc());
+                std::string where = locationName(collective.getLoc());
                 pb::Task *task =
                     newTask(pb::COLLECTIVE,
                             collective.getKind().str() +

@@ -24,15 +24,6 @@ using namespace mlir::oneflow;
 
 namespace {
 
-std::string nameOf(Location loc) {
-  if (auto name = dyn_cast<NameLoc>(loc))
-    return name.getName().str();
-  if (auto fused = dyn_cast<FusedLoc>(loc))
-    for (Location inner : fused.getLocations())
-      if (std::string name = nameOf(inner); !name.empty())
-        return name;
-  return "";
-}
 
 /// The variable an optimizer update's result is assigned to (through
 /// boxings and other update ops), if any.
@@ -60,7 +51,7 @@ std::string describeOp(Operation *op) {
   if (phase && phase->phase == "update")
     if (StringRef variable = updatedVariable(op); !variable.empty())
       return "update of " + variable.str();
-  std::string name = nameOf(op->getLoc());
+  std::string name = locationName(op->getLoc());
   if (name.empty())
     return "";
   if (std::optional<Provenance> provenance = getProvenance(op);

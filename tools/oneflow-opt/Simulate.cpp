@@ -100,30 +100,27 @@ bool mlir::oneflow::makePricedReport(llvm::StringRef clusterPath,
     for (int64_t member = 0; member < size; ++member)
       group.push_back(int32_t(member * stride));
     // The collective's input bytes (its output's for an all-gather), as
-    // the cost model counts them.
+    // the cost model counts them; conversions without one cost nothing.
+    Kind::Kind kind;
+    double bytes = step.groupBytes;
     switch (step.kind) {
     case sbp::BoxingKind::AllReduce:
-      return ::oneflow::cost::collectiveSeconds(Kind::ALL_REDUCE,
-                                                step.groupBytes, group,
-                                                cluster);
+      kind = Kind::ALL_REDUCE;
+      break;
     case sbp::BoxingKind::ReduceScatter:
-      return ::oneflow::cost::collectiveSeconds(Kind::REDUCE_SCATTER,
-                                                step.groupBytes, group,
-                                                cluster);
+      kind = Kind::REDUCE_SCATTER;
+      break;
     case sbp::BoxingKind::AllGather:
-      return ::oneflow::cost::collectiveSeconds(Kind::ALL_GATHER,
-                                                step.groupBytes, group,
-                                                cluster);
+      kind = Kind::ALL_GATHER;
+      break;
     case sbp::BoxingKind::AllToAll:
-      return ::oneflow::cost::collectiveSeconds(
-          Kind::ALL_TO_ALL, step.groupBytes / size, group, cluster);
-    case sbp::BoxingKind::Identity:
-    case sbp::BoxingKind::LocalSlice:
-    case sbp::BoxingKind::ZeroFill:
-    case sbp::BoxingKind::SplitToPartial:
+      kind = Kind::ALL_TO_ALL;
+      bytes /= size;
+      break;
+    default:
       return 0;
     }
-    return 0;
+    return ::oneflow::cost::collectiveSeconds(kind, bytes, group, cluster);
   };
   return true;
 }

@@ -19,6 +19,7 @@
 #include "mlir/IR/Operation.h"
 
 #include <optional>
+#include <string>
 
 namespace mlir {
 namespace oneflow {
@@ -39,6 +40,19 @@ inline DictionaryAttr provenanceDict(Location loc) {
   return dict && dict.get(kProvenanceKey) ? dict : DictionaryAttr();
 }
 } // namespace detail
+
+/// The name a location carries: a NameLoc's (the ONNX node or parameter),
+/// or the first one inside a FusedLoc (provenance records wrap it); empty
+/// when there is none.
+inline std::string locationName(Location loc) {
+  if (auto name = dyn_cast<NameLoc>(loc))
+    return name.getName().str();
+  if (auto fused = dyn_cast<FusedLoc>(loc))
+    for (Location inner : fused.getLocations())
+      if (std::string name = locationName(inner); !name.empty())
+        return name;
+  return "";
+}
 
 /// The provenance recorded on `op`, if any.
 inline std::optional<Provenance> getProvenance(Operation *op) {
