@@ -28,6 +28,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "python", "models"))
 import gpt as gpt_model  # noqa: E402
 from docs_block import write_block  # noqa: E402
+from realtime import realtime_priority, realtime_priority_available  # noqa: E402
 
 MARKER_BEGIN = "<!-- training-scaling: begin -->"
 MARKER_END = "<!-- training-scaling: end -->"
@@ -46,28 +47,6 @@ def compile_plan(bin_dir, onnx_path, plan, extra):
     coll = re.search(r"collectives per step: \d+ over \d+ rank\(s\) "
                      r"\(at most (\d+) on a rank\)", run.stderr)
     return seconds, per_rank, int(coll.group(1)) if coll else 0
-
-
-def realtime_priority():
-    """Runs the ranks (and mpirun) under SCHED_FIFO where permitted, so that
-    other work on a shared machine does not preempt them; the VM's own
-    noise remains. Returns whether it could."""
-    try:
-        os.sched_setscheduler(0, os.SCHED_FIFO, os.sched_param(10))
-        return True
-    except (PermissionError, AttributeError, OSError):
-        return False
-
-
-def realtime_priority_available():
-    try:
-        return os.sched_getscheduler(0) == os.SCHED_FIFO or \
-            subprocess.run([sys.executable, "-c",
-                            "import os; os.sched_setscheduler(0, "
-                            "os.SCHED_FIFO, os.sched_param(10))"],
-                           capture_output=True).returncode == 0
-    except (AttributeError, OSError):
-        return False
 
 
 def run_plan(bin_dir, plan, work, steps):

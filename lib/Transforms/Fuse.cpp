@@ -638,13 +638,17 @@ private:
   /// that keeps the original one where it can), then wraps the groups of
   /// two or more ops into oneflow.fused regions.
   unsigned materialize() {
-    // Nodes are group leaders, ordered by their last member.
+    // Nodes are group leaders, ordered by their first member: a group that
+    // a parameter's update joined has its last member at the end of the
+    // step, and ordering by it would let independent work that comes later
+    // (activations recomputed for the next layers' backward) run first and
+    // stay alive meanwhile.
     DenseMap<Operation *, int64_t> priority;
     llvm::MapVector<Operation *, SmallVector<Operation *>> members;
     for (Operation *op : ops) {
       Operation *lead = leader(op);
       members[lead].push_back(op);
-      priority[lead] = index[op];
+      priority.try_emplace(lead, index[op]);
     }
     SmallVector<Operation *> order = topologicalOrder(members, priority,
                                                       /*readsFirst=*/true);

@@ -186,6 +186,14 @@ static llvm::cl::opt<int64_t> microbatchesOption(
     "microbatches",
     llvm::cl::desc("Accumulate gradients over M micro-batches per step"),
     llvm::cl::init(1), llvm::cl::cat(trainingCategory));
+static llvm::cl::opt<std::string> recomputeOption(
+    "recompute",
+    llvm::cl::desc("Recompute activations in the backward pass instead of "
+                   "keeping them: none, selective (cheap ops: elementwise, "
+                   "softmax, attention scores) or full (all but each "
+                   "layer's inputs)"),
+    llvm::cl::value_desc("none|selective|full"), llvm::cl::init("none"),
+    llvm::cl::cat(trainingCategory));
 static llvm::cl::list<std::string>
     freezeOption("freeze",
                  llvm::cl::desc("Parameters not to train (comma-separated)"),
@@ -252,6 +260,11 @@ static void addTrainingPasses(PassManager &pm) {
   autodiff.freeze.assign(freezeOption.begin(), freezeOption.end());
   autodiff.microbatches = microbatchesOption;
   pm.addPass(oneflow::createAutodiff(autodiff));
+  if (recomputeOption != "none") {
+    oneflow::RecomputeOptions recompute;
+    recompute.mode = recomputeOption;
+    pm.addPass(oneflow::createRecompute(recompute));
+  }
   oneflow::OptimizerOptions optimizer;
   optimizer.optimizer = optimizerOption;
   optimizer.lr = lrOption;
@@ -535,6 +548,11 @@ int main(int argc, char **argv) {
   if (!simulateOption.empty() && emitKind != "plan" && !sbpReport) {
     llvm::errs() << "error: --simulate replays a plan: add --emit=plan -o "
                     "DIR (or prices the boxings of --sbp-report)\n";
+    return 1;
+  }
+  if (recomputeOption != "none" && !trainOption) {
+    llvm::errs() << "error: --recompute trades memory of a training step: "
+                    "add --train\n";
     return 1;
   }
   if (!emitKind.empty()) {

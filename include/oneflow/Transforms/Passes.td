@@ -243,6 +243,42 @@ def Autodiff : Pass<"oneflow-autodiff", "ModuleOp"> {
   ];
 }
 
+def Recompute : Pass<"oneflow-recompute", "ModuleOp"> {
+  let summary = "Recompute forward activations in the backward pass";
+  let description = [{
+    Runs after oneflow-autodiff. A forward value that the backward pass
+    reads is normally kept alive from its forward op until its last backward
+    use; recomputing it trades that memory for work. The ops to recompute
+    are cloned into the backward pass of their micro-batch, each right
+    before the first backward op that needs it (so one layer's recomputed
+    activations are alive only while that layer's backward runs), and the
+    backward ops read the clones. The clones are backward ops of the same
+    forward op (provenance), so pipeline stages place and schedule them
+    with that op's backward.
+
+    - `none`: nothing.
+    - `selective` (Megatron's selective recomputation): the cheap ops whose
+      results are large: elementwise ops, softmax, layout ops (reshape,
+      transpose, slices, ...) and products of two activations (attention
+      scores and their use), whenever everything they read is kept anyway
+      (parameters, inputs, values the backward reads itself) or is
+      recomputed too.
+    - `full`: every forward op of a layer except those whose results leave
+      the layer; only each layer's inputs and outputs stay alive. A layer is
+      the ops whose location names share their module path up to its first
+      index (`/blocks.3/attn/MatMul` and `blocks.3.mlp.fc` are in `blocks.3`;
+      without an index, the first component); unnamed ops join the layer of
+      their first operand.
+
+    Ops with memory effects are never recomputed. The loss and gradients
+    are unchanged.
+  }];
+  let options = [
+    Option<"mode", "mode", "std::string", /*default=*/"\"none\"",
+           "none, selective or full">,
+  ];
+}
+
 def Optimizer : Pass<"oneflow-optimizer", "ModuleOp"> {
   let summary = "Turn @main's variable gradients into optimizer updates";
   let description = [{

@@ -13,9 +13,13 @@
   losses.py same-weights DIR_A DIR_B [--rtol R]
       Two checkpoint directories hold the same tensors (names, shapes, and
       values within R times each tensor's largest magnitude; default exact).
+  losses.py less-memory LOG_A LOG_B
+      oneflow-run's stderr logs: the regst memory of A's largest rank is
+      below B's.
 """
 import json
 import os
+import re
 import sys
 
 import numpy as np
@@ -135,6 +139,26 @@ def same_onnx(args):
     print(f"same initializers: {len(a)}, max relative difference {worst:.2g}")
 
 
+def peak_regst_bytes(path):
+    """The regst bytes of the largest rank in a oneflow-run log."""
+    text = open(path).read()
+    per_rank = re.search(r"memory per rank \(regsts\): (.*)", text)
+    if per_rank:
+        return max(int(entry.split(":")[1])
+                   for entry in per_rank.group(1).split())
+    total = re.search(r"memory: (\d+) bytes of regsts", text)
+    if not total:
+        sys.exit(f"{path}: no memory line")
+    return int(total.group(1))
+
+
+def less_memory(args):
+    a, b = peak_regst_bytes(args[0]), peak_regst_bytes(args[1])
+    if a >= b:
+        sys.exit(f"not less memory: {a} >= {b} bytes")
+    print(f"less memory: {a} < {b} bytes ({a / b:.2f}x)")
+
+
 def main():
     command, args = sys.argv[1], sys.argv[2:]
     if command == "flatten":
@@ -148,6 +172,8 @@ def main():
         same_onnx(args)
     elif command == "same-weights":
         same_weights(args)
+    elif command == "less-memory":
+        less_memory(args)
     else:
         sys.exit(f"unknown command {command}")
 
