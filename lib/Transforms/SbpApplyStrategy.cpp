@@ -4,10 +4,12 @@
 
 #include "oneflow/Dialect/OneFlow/OneFlowDialect.h"
 #include "oneflow/Transforms/Passes.h"
+#include "oneflow/Transforms/Provenance.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/SymbolTable.h"
 #include "llvm/ADT/DenseSet.h"
+#include "llvm/ADT/MapVector.h"
 #include "llvm/ADT/StringExtras.h"
 
 namespace mlir {
@@ -124,6 +126,46 @@ static void shardOverDataAxes(NdSbp &nd, Type type, ArrayRef<int64_t> shape,
   }
 }
 
+/// ZeRO-3: `variable` (pinned sharded) is all-gathered back to `full` once
+/// per phase and micro-batch that reads it, before the first read there;
+/// updates read the shard. Each gather is marked with its phase so that CSE
+/// keeps them apart: the gathered copy of the forward dies with the
+/// forward, and the backward gathers again.
+static void gatherPerPhase(VariableOp variable, const NdSbp &sharded,
+                           const NdSbp &full, FlatSymbolRefAttr mesh) {
+  llvm::MapVector<std::pair<StringRef, int64_t>, SmallVector<OpOperand *>>
+      usesByPhase;
+  for (OpOperand &use : variable.getOutput().getUses()) {
+    Operation *user = use.getOwner();
+    std::optional<Provenance> provenance = getProvenance(user);
+    if (isa<AssignOp>(user) || (provenance && provenance->phase == "update"))
+      continue;
+    usesByPhase[{provenance ? provenance->phase : StringRef(),
+                 provenance ? provenance->microbatch : 0}]
+        .push_back(&use);
+  }
+  MLIRContext *context = variable.getContext();
+  OpBuilder builder(context);
+  for (auto &[phase, uses] : usesByPhase) {
+    Operation *first = uses.front()->getOwner();
+    for (OpOperand *use : uses)
+      if (use->getOwner()->isBeforeInBlock(first))
+        first = use->getOwner();
+    builder.setInsertionPoint(first);
+    auto gather = sbp::BoxingOp::create(
+        builder, variable.getLoc(), variable.getType(), variable.getOutput(),
+        sbp::NdSbpAttr::get(context, sharded),
+        sbp::NdSbpAttr::get(context, full), mesh);
+    gather->setAttr("oneflow.gather_for",
+                    builder.getStringAttr(phase.first.str() + " " +
+                                          std::to_string(phase.second)));
+    if (std::optional<Provenance> provenance = getProvenance(first))
+      setProvenance(gather, *provenance);
+    for (OpOperand *use : uses)
+      use->set(gather.getOutput());
+  }
+}
+
 struct SbpApplyStrategyPass
     : public oneflow::impl::SbpApplyStrategyBase<SbpApplyStrategyPass> {
   using Base::Base;
@@ -199,15 +241,30 @@ struct SbpApplyStrategyPass
                             context, {}, {sbp::NdSbpAttr::get(context, nd)}));
       variable->setAttr(sbp::SBPDialect::kPlacementAttrName, placement);
     };
+    if (zero < 0 || zero > 3) {
+      module.emitError() << "ZeRO stage must be 0, 1, 2 or 3, got "
+                         << static_cast<int64_t>(zero);
+      return signalPassFailure();
+    }
+    SmallVector<std::tuple<VariableOp, NdSbp, NdSbp>> gathered;
     graph.walk([&](VariableOp variable) {
       if (variable->hasAttr(kStateOfAttrName))
         return;
       NdSbp nd = broadcastNd(shape.size());
       if (auto it = variableSbps.find(variable); it != variableSbps.end())
         nd = it->second;
+      // The state follows the parameter's compute layout, then its own
+      // sharding: the update's operands then agree.
       sbpOfName.try_emplace(variable.getVarName(), nd);
-      pinVariable(variable, nd);
+      NdSbp stored = nd;
+      if (zero >= 3 && variable->hasAttr(kTrainableAttrName))
+        shardOverDataAxes(stored, variable.getType(), shape, kinds);
+      pinVariable(variable, stored);
+      if (stored != nd)
+        gathered.emplace_back(variable, stored, nd);
     });
+    for (auto &[variable, stored, nd] : gathered)
+      gatherPerPhase(variable, stored, nd, placement);
     graph.walk([&](VariableOp variable) {
       auto of = variable->getAttrOfType<FlatSymbolRefAttr>(kStateOfAttrName);
       if (!of)
@@ -215,7 +272,7 @@ struct SbpApplyStrategyPass
       NdSbp nd = broadcastNd(shape.size());
       if (auto it = sbpOfName.find(of.getValue()); it != sbpOfName.end())
         nd = it->second;
-      if (shardOptimizerState)
+      if (zero >= 1)
         shardOverDataAxes(nd, variable.getType(), shape, kinds);
       pinVariable(variable, nd);
     });

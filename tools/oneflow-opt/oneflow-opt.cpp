@@ -74,8 +74,16 @@ static llvm::cl::opt<std::string> strategyOption(
 static llvm::cl::opt<bool> shardOptimizerStateOption(
     "shard-optimizer-state",
     llvm::cl::desc("Split optimizer state over the data-parallel mesh axes "
-                   "(ZeRO-1; default on; =false keeps it replicated)"),
+                   "(default on; =false is --zero=0)"),
     llvm::cl::init(true));
+static llvm::cl::opt<int64_t> zeroOption(
+    "zero",
+    llvm::cl::desc("ZeRO stage on the data-parallel mesh axes: 0 replicated, "
+                   "1 or 2 optimizer state split (the gradient reduce-"
+                   "scattered, the updated parameter all-gathered; the "
+                   "default), 3 parameters split too (gathered for each "
+                   "phase that reads them)"),
+    llvm::cl::init(1));
 static llvm::cl::opt<double> bucketMbOption(
     "bucket-mb",
     llvm::cl::desc("Coalesce each rank's independent collectives into "
@@ -312,7 +320,7 @@ static LogicalResult addCompilePasses(PassManager &pm) {
   oneflow::SbpApplyStrategyOptions options;
   options.meshShape = shape;
   options.strategy = strategyOption;
-  options.shardOptimizerState = shardOptimizerStateOption;
+  options.zero = shardOptimizerStateOption ? int64_t(zeroOption) : 0;
   options.device = device;
   pm.addPass(oneflow::createSbpApplyStrategy(options));
   pm.addPass(oneflow::createSbpInfer());

@@ -78,8 +78,13 @@ def SbpApplyStrategy : Pass<"sbp-apply-strategy", "ModuleOp"> {
     - `data`: graph inputs split along their first (batch) axis, parameters
       broadcast, optimizer state (variables with `oneflow.state_of`) split
       along its first dimension that the axis divides and no other axis
-      splits (ZeRO stage 1: each rank keeps and updates 1/n of the state;
-      `shard-optimizer-state=false` keeps it broadcast like its parameter).
+      splits, by `zero` (ZeRO stages): 0 keeps it broadcast like its
+      parameter; 1 and 2 split it, so each rank updates 1/n of the
+      parameter from a reduce-scattered gradient and all-gathers the result
+      (1 and 2 give the same plan: no gradient buffer outlives its
+      reduction); 3 splits the trained parameters too, and every phase and
+      micro-batch that reads one all-gathers it before its first read there
+      (a boxing per phase, so the gathered copy dies with the phase).
     - `tensor` (Megatron): matmuls with a parameter weight alternate between
       column-parallel (weight split on its output features) and row-parallel
       (split on its input features) along chains of ops that keep a feature
@@ -96,9 +101,9 @@ def SbpApplyStrategy : Pass<"sbp-apply-strategy", "ModuleOp"> {
            "data, tensor or data,tensor (one entry per mesh axis)">,
     Option<"device", "device", "std::string", /*default=*/"\"cpu\"",
            "cpu or cuda">,
-    Option<"shardOptimizerState", "shard-optimizer-state", "bool",
-           /*default=*/"true",
-           "Split optimizer state over the data-parallel axes (ZeRO-1)">,
+    Option<"zero", "zero", "int64_t", /*default=*/"1",
+           "ZeRO stage on the data-parallel axes: 0 (replicated), 1 and 2 "
+           "(optimizer state split), 3 (parameters split too)">,
   ];
   let dependentDialects = ["::mlir::sbp::SBPDialect"];
 }

@@ -13,9 +13,9 @@
   losses.py same-weights DIR_A DIR_B [--rtol R]
       Two checkpoint directories hold the same tensors (names, shapes, and
       values within R times each tensor's largest magnitude; default exact).
-  losses.py less-memory LOG_A LOG_B
+  losses.py less-memory LOG_A LOG_B [--persistent]
       oneflow-run's stderr logs: the regst memory of A's largest rank is
-      below B's.
+      below B's (with --persistent: the persistent bytes, over all ranks).
 """
 import json
 import os
@@ -152,8 +152,19 @@ def peak_regst_bytes(path):
     return int(total.group(1))
 
 
+def persistent_bytes(path):
+    found = re.search(r"(\d+) bytes persistent", open(path).read())
+    if not found:
+        sys.exit(f"{path}: no persistent bytes")
+    return int(found.group(1))
+
+
 def less_memory(args):
-    a, b = peak_regst_bytes(args[0]), peak_regst_bytes(args[1])
+    measure = peak_regst_bytes
+    if "--persistent" in args:
+        args.remove("--persistent")
+        measure = persistent_bytes
+    a, b = measure(args[0]), measure(args[1])
     if a >= b:
         sys.exit(f"not less memory: {a} >= {b} bytes")
     print(f"less memory: {a} < {b} bytes ({a / b:.2f}x)")
