@@ -15,6 +15,8 @@
 
 #include "mlir/IR/Builders.h"
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/DenseSet.h"
+#include "llvm/ADT/StringMap.h"
 #include "llvm/Support/Format.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -71,9 +73,67 @@ double opCost(Operation *op) {
   return flopsOf(op) + bytes;
 }
 
+/// What a stage's memory estimate is made of, per forward op.
+struct MemoryModel {
+  /// Bytes of the op's results that the backward pass reads (one
+  /// micro-batch's activations kept for the backward).
+  SmallVector<double> activationPrefix;
+  /// The variables each forward op reads, and what each costs a stage that
+  /// holds it: a trained parameter twice (its gradient) plus its optimizer
+  /// state; any other variable once.
+  SmallVector<SmallVector<unsigned, 2>> variablesOf;
+  SmallVector<double> variableBytes;
+};
+
+MemoryModel buildMemoryModel(func::FuncOp graph,
+                             ArrayRef<Operation *> forward) {
+  MemoryModel model;
+  llvm::StringMap<double> stateBytes;
+  graph.walk([&](VariableOp variable) {
+    if (auto of = variable->getAttrOfType<FlatSymbolRefAttr>(kStateOfAttrName))
+      stateBytes[of.getValue()] += tensorBytes(variable.getType());
+  });
+  llvm::StringMap<unsigned> indexOfName;
+  model.activationPrefix.push_back(0);
+  for (Operation *op : forward) {
+    double kept = 0;
+    for (Value result : op->getResults())
+      if (llvm::any_of(result.getUsers(), [](Operation *user) {
+            std::optional<Provenance> origin = getProvenance(user);
+            return origin && origin->phase == "backward";
+          }))
+        kept += tensorBytes(result.getType());
+    model.activationPrefix.push_back(model.activationPrefix.back() + kept);
+    SmallVector<unsigned, 2> variables;
+    for (Value operand : op->getOperands()) {
+      auto variable = operand.getDefiningOp<VariableOp>();
+      if (!variable || variable->hasAttr(kStateOfAttrName))
+        continue;
+      auto [it, inserted] = indexOfName.try_emplace(variable.getVarName(),
+                                                    model.variableBytes.size());
+      if (inserted) {
+        double bytes = tensorBytes(variable.getType());
+        if (variable->hasAttr(kTrainableAttrName))
+          bytes = 2 * bytes + stateBytes.lookup(variable.getVarName());
+        model.variableBytes.push_back(bytes);
+      }
+      variables.push_back(it->second);
+    }
+    model.variablesOf.push_back(std::move(variables));
+  }
+  return model;
+}
+
 struct SbpPipelineStagesPass
     : public oneflow::impl::SbpPipelineStagesBase<SbpPipelineStagesPass> {
   using Base::Base;
+
+  /// Micro-batches whose activations stage `stage` of `count` holds at once.
+  double inFlight(int64_t stage, int64_t count) const {
+    if (schedule == "gpipe")
+      return double(microbatches);
+    return double(std::min<int64_t>(microbatches, count - stage));
+  }
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
@@ -121,11 +181,36 @@ struct SbpPipelineStagesPass
                           << forward.size() << " ops";
         return signalPassFailure();
       }
-      *stageOfIndex = balancedStages(forward);
+      microbatches = 1;
+      graph.walk([&](Operation *op) {
+        if (std::optional<Provenance> origin = getProvenance(op))
+          microbatches = std::max(microbatches, origin->microbatch + 1);
+      });
+      MemoryModel memory;
+      if (memoryLimit > 0)
+        memory = buildMemoryModel(graph, forward);
+      std::optional<SmallVector<int64_t>> cut =
+          balancedStages(forward, stages, memoryLimit > 0 ? &memory : nullptr);
+      if (!cut) {
+        InFlightDiagnostic error =
+            graph.emitError()
+            << "no cut into " << int64_t(stages)
+            << " pipeline stages keeps every stage under the memory limit of "
+            << int64_t(memoryLimit) << " bytes per rank";
+        int64_t most = std::min<int64_t>(forward.size(), 4 * stages + 64);
+        for (int64_t count = stages + 1; count <= most; ++count)
+          if (balancedStages(forward, count, &memory)) {
+            error << "; the smallest stage count that fits is " << count;
+            return signalPassFailure();
+          }
+        error << "; none of up to " << most << " stages fits";
+        return signalPassFailure();
+      }
+      *stageOfIndex = *cut;
     }
 
     if (report)
-      printReport(forward, *stageOfIndex);
+      printReport(graph, forward, *stageOfIndex);
     // Back to forward-op indices; removed ones follow the op before them.
     SmallVector<int64_t> stageOfOpIndex(byIndex.size(), 0);
     for (auto [position, index] : llvm::enumerate(indexOf))
@@ -159,7 +244,7 @@ struct SbpPipelineStagesPass
   }
 
   /// One line per stage: its forward ops and its share of the cost.
-  void printReport(ArrayRef<Operation *> forward,
+  void printReport(func::FuncOp graph, ArrayRef<Operation *> forward,
                    ArrayRef<int64_t> stageOfIndex) {
     SmallVector<double> cost(stages, 0);
     SmallVector<int64_t> first(stages, -1), last(stages, -1);
@@ -173,12 +258,28 @@ struct SbpPipelineStagesPass
         first[stage] = index;
       last[stage] = index;
     }
-    for (int64_t stage = 0; stage < stages; ++stage)
+    MemoryModel memory = buildMemoryModel(graph, forward);
+    for (int64_t stage = 0; stage < stages; ++stage) {
       llvm::errs() << llvm::format(
-          "stage %lld: forward ops %lld-%lld (%lld ops), cost %.3g (%.1f%%)\n",
+          "stage %lld: forward ops %lld-%lld (%lld ops), cost %.3g (%.1f%%)",
           (long long)stage, (long long)first[stage], (long long)last[stage],
           (long long)(last[stage] - first[stage] + 1), cost[stage],
           total > 0 ? 100.0 * cost[stage] / total : 0.0);
+      if (first[stage] < 0) {
+        llvm::errs() << "\n";
+        continue;
+      }
+      llvm::DenseSet<unsigned> held;
+      double bytes = 0;
+      for (int64_t i = first[stage]; i <= last[stage]; ++i)
+        for (unsigned variable : memory.variablesOf[i])
+          if (held.insert(variable).second)
+            bytes += memory.variableBytes[variable];
+      bytes += (memory.activationPrefix[last[stage] + 1] -
+                memory.activationPrefix[first[stage]]) *
+               inFlight(stage, stages);
+      llvm::errs() << llvm::format(", memory estimate %.0f bytes\n", bytes);
+    }
   }
 
   /// The stages the user annotated on forward ops (unannotated ops follow
@@ -215,9 +316,12 @@ struct SbpPipelineStagesPass
     return result;
   }
 
-  /// The contiguous cut of the forward program into `stages` pieces that
-  /// minimizes the costliest piece.
-  SmallVector<int64_t> balancedStages(ArrayRef<Operation *> forward) {
+  /// The contiguous cut of the forward program into `count` pieces that
+  /// minimizes the costliest piece; with `memory`, among the cuts whose
+  /// every stage fits the memory limit (none when no cut does).
+  std::optional<SmallVector<int64_t>>
+  balancedStages(ArrayRef<Operation *> forward, int64_t count,
+                 const MemoryModel *memory) {
     int64_t n = forward.size();
     SmallVector<double> prefix(n + 1, 0);
     for (int64_t i = 0; i < n; ++i)
@@ -225,22 +329,51 @@ struct SbpPipelineStagesPass
     const double inf = std::numeric_limits<double>::infinity();
     // best[s][i]: the least bottleneck of cutting the first i ops into s
     // non-empty pieces; from[s][i]: where the last piece starts.
-    std::vector<std::vector<double>> best(stages + 1,
+    std::vector<std::vector<double>> best(count + 1,
                                           std::vector<double>(n + 1, inf));
-    std::vector<std::vector<int64_t>> from(stages + 1,
+    std::vector<std::vector<int64_t>> from(count + 1,
                                            std::vector<int64_t>(n + 1, 0));
     best[0][0] = 0;
-    for (int64_t s = 1; s <= stages; ++s)
-      for (int64_t i = s; i <= n; ++i)
-        for (int64_t j = s - 1; j < i; ++j) {
-          double cost = std::max(best[s - 1][j], prefix[i] - prefix[j]);
+    SmallVector<bool> held;
+    if (memory)
+      held.assign(memory->variableBytes.size(), false);
+    for (int64_t i = 1; i <= n; ++i) {
+      // Pieces [j, i) for j descending: their variables accumulate.
+      double variables = 0;
+      SmallVector<unsigned> added;
+      for (int64_t j = i - 1; j >= 0; --j) {
+        if (memory)
+          for (unsigned variable : memory->variablesOf[j])
+            if (!held[variable]) {
+              held[variable] = true;
+              added.push_back(variable);
+              variables += memory->variableBytes[variable];
+            }
+        double piece = prefix[i] - prefix[j];
+        for (int64_t s = 1; s <= std::min<int64_t>(count, j + 1); ++s) {
+          if (best[s - 1][j] == inf)
+            continue;
+          if (memory) {
+            double activations =
+                memory->activationPrefix[i] - memory->activationPrefix[j];
+            if (variables + activations * inFlight(s - 1, count) >
+                double(memoryLimit))
+              continue;
+          }
+          double cost = std::max(best[s - 1][j], piece);
           if (cost < best[s][i]) {
             best[s][i] = cost;
             from[s][i] = j;
           }
         }
+      }
+      for (unsigned variable : added)
+        held[variable] = false;
+    }
+    if (best[count][n] == inf)
+      return std::nullopt;
     SmallVector<int64_t> stageOfIndex(n, 0);
-    for (int64_t s = stages, end = n; s >= 1; --s) {
+    for (int64_t s = count, end = n; s >= 1; --s) {
       int64_t start = from[s][end];
       for (int64_t i = start; i < end; ++i)
         stageOfIndex[i] = s - 1;
@@ -248,5 +381,7 @@ struct SbpPipelineStagesPass
     }
     return stageOfIndex;
   }
+
+  int64_t microbatches = 1;
 };
 } // namespace

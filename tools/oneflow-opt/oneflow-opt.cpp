@@ -213,6 +213,13 @@ static llvm::cl::opt<int64_t> stagesOption(
     llvm::cl::desc("Pipeline stages of a --train graph (ranks = stages x "
                    "mesh devices)"),
     llvm::cl::init(1), llvm::cl::cat(pipelineCategory));
+static llvm::cl::opt<std::string> memoryLimitOption(
+    "memory-limit",
+    llvm::cl::desc("Bytes a rank of a pipeline stage may hold (80GiB, "
+                   "512MB, ...): the stage cut keeps every stage's estimate "
+                   "under it, or fails naming the smallest --stages that "
+                   "fits"),
+    llvm::cl::init(""), llvm::cl::cat(pipelineCategory));
 static llvm::cl::opt<std::string>
     scheduleOption("schedule",
                    llvm::cl::desc("Pipeline schedule: 1f1b or gpipe"),
@@ -239,6 +246,37 @@ static llvm::cl::opt<std::string> simulateTraceOption(
                    "Chrome trace (the format of oneflow-run --trace)"),
     llvm::cl::value_desc("FILE"), llvm::cl::init(""),
     llvm::cl::cat(simulateCategory));
+
+/// Parses a byte count: digits with an optional K/M/G/T suffix, decimal
+/// (KB, MB, ...) or binary (KiB, MiB, ...; a bare K, M, G, T too); the
+/// empty string is 0 (no limit).
+static std::optional<int64_t> parseBytes(llvm::StringRef text) {
+  if (text.empty())
+    return 0;
+  uint64_t number = 0;
+  llvm::StringRef suffix = text;
+  if (suffix.consumeInteger(10, number))
+    return std::nullopt;
+  static const std::pair<llvm::StringLiteral, int64_t> units[] = {
+      {"", 1},
+      {"B", 1},
+      {"K", 1ll << 10},
+      {"KiB", 1ll << 10},
+      {"KB", 1000},
+      {"M", 1ll << 20},
+      {"MiB", 1ll << 20},
+      {"MB", 1000000},
+      {"G", 1ll << 30},
+      {"GiB", 1ll << 30},
+      {"GB", 1000000000},
+      {"T", 1ll << 40},
+      {"TiB", 1ll << 40},
+      {"TB", 1000000000000ll}};
+  for (auto [unit, scale] : units)
+    if (suffix == unit)
+      return int64_t(number) * scale;
+  return std::nullopt;
+}
 
 /// Parses --mesh (`4`, `2x2`); an error message when invalid.
 static std::string parseMesh(llvm::StringRef spec,
@@ -301,6 +339,14 @@ static LogicalResult addCompilePasses(PassManager &pm) {
     }
     oneflow::SbpPipelineStagesOptions stages;
     stages.stages = stagesOption;
+    stages.schedule = scheduleOption;
+    std::optional<int64_t> limit = parseBytes(memoryLimitOption);
+    if (!limit) {
+      llvm::errs() << "error: --memory-limit: '" << memoryLimitOption
+                   << "' is not a byte count (e.g. 80GiB, 512MB, 1000000)\n";
+      return failure();
+    }
+    stages.memoryLimit = *limit;
     pm.addPass(oneflow::createSbpPipelineStages(stages));
     // Each stage gets the mesh; one device per stage by default.
     if (meshOption.empty())
@@ -556,6 +602,11 @@ int main(int argc, char **argv) {
   if (!simulateOption.empty() && emitKind != "plan" && !sbpReport) {
     llvm::errs() << "error: --simulate replays a plan: add --emit=plan -o "
                     "DIR (or prices the boxings of --sbp-report)\n";
+    return 1;
+  }
+  if (!memoryLimitOption.empty() && stagesOption <= 1) {
+    llvm::errs() << "error: --memory-limit caps the stages of a pipeline: "
+                    "add --stages\n";
     return 1;
   }
   if (recomputeOption != "none" && !trainOption) {

@@ -337,12 +337,28 @@ def SbpPipelineStages : Pass<"sbp-pipeline-stages", "ModuleOp"> {
     on no staged op (slices of the inputs, constants, the optimizer's step
     count) stay unplaced: every stage that needs them computes its own copy.
     The provenance oneflow-autodiff records says which op is which.
+
+    With `memory-limit`, a stage's estimated memory must fit: every
+    variable its forward ops read (a trained one twice, for its gradient,
+    plus its optimizer state), plus the activations of one micro-batch that
+    the backward reads, times the micro-batches in flight on that stage
+    (GPipe: all of them; 1F1B: S - s on stage s). The estimate is for one
+    device per stage: data and tensor parallelism inside a stage only
+    lower it. When no cut into `stages` fits, the error gives the smallest
+    stage count that does.
   }];
   let options = [
     Option<"stages", "stages", "int64_t", /*default=*/"2",
            "Number of pipeline stages">,
     Option<"report", "report", "bool", /*default=*/"false",
            "Print each stage's forward ops and share of the cost to stderr">,
+    Option<"memoryLimit", "memory-limit", "int64_t", /*default=*/"0",
+           "Bytes a rank of a stage may hold (0: no limit); the cut keeps "
+           "every stage's estimate under it or fails naming the smallest "
+           "stage count that fits">,
+    Option<"schedule", "schedule", "std::string", /*default=*/"\"1f1b\"",
+           "gpipe or 1f1b: how many micro-batches' activations a stage "
+           "holds (all of them, or S - s on stage s)">,
   ];
 }
 
