@@ -686,7 +686,8 @@ SbpAutoResult SbpGraphSolver::evaluate() const {
     r.extraSeconds += c.extra;
     if (node.isVariable)
       r.variableBytes += c.memory;
-    else if (node.op)
+    else if (node.op && !isa<ReshapeOp, FlattenOp, SqueezeOp, UnsqueezeOp,
+                                 ConstantOp>(node.op)) // views hold no bytes
       for (auto [value, nd] : llvm::zip(node.op->getResults(), c.results))
         r.activationBytes += localBytes(value.getType(), nd, mesh);
   }

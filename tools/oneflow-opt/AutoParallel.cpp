@@ -7,7 +7,8 @@
 // part comes from the SBP solve of the forward graph on the tensor axis:
 //
 //   stage work  = 3 (compute + tensor-axis communication) / (data stages)
-//                 (forward, and a backward of twice its cost)
+//                 (forward, and a backward of twice its cost), plus the
+//                 kernel overhead of 3 kernels per op and micro-batch
 //   step        = (m + stages - 1) stage work / m      (pipeline fill/drain)
 //               + 2 (m + stages - 1) sends of a boundary activation
 //               + the gradient all-reduce over the data ranks (ZeRO-1:
@@ -166,15 +167,28 @@ bool mlir::oneflow::searchAutoParallel(ModuleOp model,
                                                : devices;
   double factor = request.train ? 3 : 1;
 
-  std::map<std::pair<int64_t, int64_t>, Solved> solves;
-  auto solve = [&](int64_t tensor, int64_t scale) -> const Solved * {
-    auto key = std::make_pair(tensor, scale);
+  std::map<std::tuple<int64_t, int64_t, int64_t>, Solved> solves;
+  auto solve = [&](int64_t tensor, int64_t data,
+                   int64_t m) -> const Solved * {
+    auto key = std::make_tuple(tensor, data, m);
     if (auto it = solves.find(key); it != solves.end())
       return &it->second;
     OwningOpRef<ModuleOp> copy(forward->clone());
     SbpAutoOptions options = base;
     options.meshShape = {tensor};
-    options.sourceEdgeScale = double(scale);
+    options.sourceEdgeScale = double(data * m);
+    // A parameter replicated on the tensor axis gets its gradient reduced
+    // over it once per step (counted in the solve's units: a forward pass
+    // of the whole batch, which the step scales by factor / (data stages)).
+    std::vector<int32_t> tensorGroup = strided(tensor, 1);
+    options.variableExtra = [&, tensorGroup, data](double bytes,
+                                                   ArrayRef<sbp::Sbp> nd) {
+      if (!request.train || tensorGroup.size() == 1 || !nd[0].isBroadcast())
+        return 0.0;
+      return cluster.collective(CollectiveKind::AllReduce, bytes,
+                                tensorGroup) *
+             double(data) / factor;
+    };
     options.report = nullptr;
     Solved solved;
     if (failed(solveSbpAuto(*copy, options, &solved.result)))
@@ -203,7 +217,7 @@ bool mlir::oneflow::searchAutoParallel(ModuleOp model,
         if (m > 64 || (stages > 1 && m < stages) ||
             m > std::max<int64_t>(4, 4 * stages) || (!request.train && m > 1))
           continue;
-        const Solved *solved = solve(tensor, data * m);
+        const Solved *solved = solve(tensor, data, m);
         if (!solved)
           continue;
         const SbpAutoResult &r = solved->result;
@@ -218,7 +232,11 @@ bool mlir::oneflow::searchAutoParallel(ModuleOp model,
                      0,     0,      0,      0, 0,              0,    0,
                      0,     0,      0};
             double shards = double(data * stages);
-            c.compute = factor * r.computeSeconds / shards;
+            // Every micro-batch fires each of the stage's kernels (about
+            // one per op) once forward and twice backward.
+            c.compute = factor * r.computeSeconds / shards +
+                        factor * double(numOps) / stages * m *
+                            cluster.kernelOverhead;
             c.communication = factor * r.communicationSeconds / shards;
             c.bubble = (stages - 1) * (c.compute + c.communication) / m;
             if (stages > 1)
@@ -231,8 +249,9 @@ bool mlir::oneflow::searchAutoParallel(ModuleOp model,
             double inFlight = 1;
             if (request.train) {
               c.gradientBytes = c.parameters;
+              c.gradients = factor * r.extraSeconds / shards;
               if (data > 1)
-                c.gradients = cluster.collective(CollectiveKind::AllReduce,
+                c.gradients += cluster.collective(CollectiveKind::AllReduce,
                                                  c.parameters,
                                                  strided(data, tensor));
               double owned = c.parameters / (zero ? data : 1);
@@ -306,6 +325,26 @@ bool mlir::oneflow::searchAutoParallel(ModuleOp model,
   if (!r.exact)
     os << " (core lower bound " << llvm::format("%.4g", r.lowerBound) << " s)";
   os << "\n";
+  if (best.tensor > 1) {
+    // The parameters' layouts on the tensor axis, in graph order.
+    int64_t split = 0, total = 0;
+    std::string examples;
+    llvm::raw_string_ostream ex(examples);
+    graph.walk([&](VariableOp variable) {
+      auto it = best.solved->layouts.find(variable.getVarName());
+      if (it == best.solved->layouts.end())
+        return;
+      ++total;
+      if (!it->second.isBroadcast())
+        ++split;
+      if (total <= 12)
+        ex << (total > 1 ? ", " : "") << variable.getVarName() << " "
+           << it->second.str();
+    });
+    os << "auto-parallel: tensor-axis layouts: " << split << " of " << total
+       << " variables split (" << examples << (total > 12 ? ", ..." : "")
+       << ")\n";
+  }
   int shown = 0;
   os << "auto-parallel: runners-up:  data tensor stages micro schedule zero "
         "  step (s)  memory (GiB)\n";

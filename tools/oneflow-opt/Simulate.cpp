@@ -174,6 +174,7 @@ bool mlir::oneflow::makeAutoPricers(llvm::StringRef clusterPath,
     summary->name = cluster->name;
     summary->memoryCapacity = double(cluster->memoryCapacity);
     summary->memoryBandwidth = cluster->memoryBandwidth;
+    summary->kernelOverhead = cluster->kernelOverhead;
     summary->devicesPerNode =
         cluster->links.empty() ? 0 : cluster->links.front().devices;
     summary->collective = [cluster](CollectiveKind kind, double bytes,

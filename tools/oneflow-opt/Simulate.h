@@ -59,7 +59,7 @@ enum class CollectiveKind { AllReduce, AllGather, Send };
 /// What the outer search needs of a cluster beyond the pricers.
 struct ClusterSummary {
   std::string name;
-  double memoryCapacity = 0, memoryBandwidth = 0;
+  double memoryCapacity = 0, memoryBandwidth = 0, kernelOverhead = 0;
   /// Devices of the innermost link level (0: all).
   int64_t devicesPerNode = 0;
   /// Seconds of a collective (a SEND: one transfer) of `bytes` over `group`.
