@@ -42,6 +42,8 @@ constexpr double kInf = std::numeric_limits<double>::infinity();
 /// Seconds per byte of variables: between layouts of equal time, the one
 /// holding less (1 GiB weighs 0.1 us).
 constexpr double kMemoryTieBreak = 1e-16;
+/// The largest core the branch and bound searches (its recursion depth).
+constexpr size_t kMaxSearchDepth = 1000;
 
 struct Candidate {
   SmallVector<NdSbp, 2> operands, results;
@@ -86,6 +88,20 @@ class SbpGraphSolver {
 public:
   SbpGraphSolver(const SbpAutoOptions &options) : options(options) {}
 
+  /// Which candidates to keep (all when it rejects every one of a node):
+  /// the op, or null and the argument's index.
+  std::function<bool(Operation *, int, const Candidate &)> keep;
+  /// The chosen candidate of an op or an argument after solve().
+  const Candidate *chosen(Operation *op, int argument) const {
+    if (op) {
+      auto it = nodeOfOp.find(op);
+      return it == nodeOfOp.end()
+                 ? nullptr
+                 : &nodes[it->second].candidates[choice[it->second]];
+    }
+    return &nodes[argument].candidates[choice[argument]];
+  }
+
   LogicalResult build(func::FuncOp graph);
   /// The cheapest assignment with variable bytes weighted by `lambda`.
   void solve(double lambda);
@@ -102,6 +118,16 @@ private:
   double boxingSeconds(ArrayRef<Sbp> from, ArrayRef<Sbp> to,
                        double bytes) const;
   LogicalResult addOpCandidates(Node &node, Operation *op);
+  void filter(Node &node) {
+    if (!keep || node.candidates.size() <= 1)
+      return;
+    SmallVector<Candidate, 4> kept;
+    for (Candidate &c : node.candidates)
+      if (keep(node.op, node.argument, c))
+        kept.push_back(c);
+    if (!kept.empty())
+      node.candidates = std::move(kept);
+  }
   void addArgumentCandidates(Node &node, BlockArgument arg);
   double useCost(const Use &use, unsigned from, unsigned to) const;
   const NdSbp &useTarget(const Use &use, unsigned consumerChoice) const;
@@ -268,6 +294,7 @@ LogicalResult SbpGraphSolver::build(func::FuncOp graph) {
     Node node;
     node.argument = arg.getArgNumber();
     addArgumentCandidates(node, arg);
+    filter(node);
     producerOf[arg] = {unsigned(nodes.size()), 0};
     nodes.push_back(std::move(node));
   }
@@ -315,6 +342,8 @@ LogicalResult SbpGraphSolver::build(func::FuncOp graph) {
       node.candidates.push_back(std::move(c));
     } else if (failed(addOpCandidates(node, &op))) {
       return failure();
+    } else {
+      filter(node);
     }
     unsigned id = nodes.size();
     nodeOfOp[&op] = id;
@@ -544,9 +573,21 @@ void SbpGraphSolver::solveCore(ArrayRef<unsigned> core) {
     return c;
   };
   // An incumbent: greedy in program order against the neighbours fixed so
-  // far, then one node at a time moved while that helps.
+  // far, then one node at a time moved while that helps. Sources
+  // (parameters, optimizer state, constants, inputs) go last: alone they
+  // would pick the least memory, which need not suit their users.
   std::vector<bool> fixed(nodes.size(), false);
-  for (unsigned k : core) {
+  auto isSource = [&](unsigned k) {
+    return !nodes[k].op || nodes[k].op->getNumOperands() == 0;
+  };
+  SmallVector<unsigned> order;
+  for (unsigned k : core)
+    if (!isSource(k))
+      order.push_back(k);
+  for (unsigned k : core)
+    if (isSource(k))
+      order.push_back(k);
+  for (unsigned k : order) {
     double best = kInf;
     for (unsigned x = 0; x < nodes[k].candidates.size(); ++x) {
       double c = unary[k][x];
@@ -651,7 +692,11 @@ void SbpGraphSolver::solveCore(ArrayRef<unsigned> core) {
       visit(p + 1, cost + c);
     }
   };
-  visit(0, 0);
+  // Recursion depth is the core's size: large cores keep the incumbent.
+  if (core.size() <= kMaxSearchDepth)
+    visit(0, 0);
+  else
+    finished = false;
   for (auto [q, k] : llvm::enumerate(core))
     choice[k] = best[q];
   exact = finished;
@@ -742,72 +787,6 @@ FlatSymbolRefAttr placeGraph(ModuleOp module, func::FuncOp graph,
   return placement;
 }
 
-/// The outer search's layouts of a graph too large to solve op by op.
-LogicalResult applyPins(ModuleOp module, func::FuncOp graph,
-                        const SbpAutoOptions &options, int64_t numOps) {
-  ArrayRef<int64_t> shape = options.meshShape;
-  size_t axes = shape.size();
-  MLIRContext *context = module.getContext();
-  FlatSymbolRefAttr placement =
-      placeGraph(module, graph, shape, options.device);
-  auto isData = [&](size_t axis) {
-    return axis < options.dataAxes.size() && options.dataAxes[axis];
-  };
-  for (BlockArgument arg : graph.getArguments()) {
-    NdSbp nd = broadcastNd(axes);
-    auto type = dyn_cast<RankedTensorType>(arg.getType());
-    for (size_t axis = 0; axis < axes; ++axis)
-      if (isData(axis) && type && type.getRank() >= 1)
-        nd[axis] = Sbp::split(0);
-    if (!splitsDivide(nd, arg.getType(), shape))
-      nd = broadcastNd(axes);
-    graph.setArgAttr(arg.getArgNumber(), sbp::SBPDialect::kNdSbpAttrName,
-                     sbp::NdSbpAttr::get(context, nd));
-  }
-  auto pin = [&](VariableOp variable, NdSbp nd) {
-    if (!splitsDivide(nd, variable.getType(), shape))
-      nd = broadcastNd(axes);
-    variable->setAttr(sbp::SBPDialect::kSignatureAttrName,
-                      sbp::SignatureAttr::get(
-                          context, {}, {sbp::NdSbpAttr::get(context, nd)}));
-    variable->setAttr(sbp::SBPDialect::kPlacementAttrName, placement);
-  };
-  auto pinned = [&](StringRef name) {
-    NdSbp nd = broadcastNd(axes);
-    auto it = options.variablePins.find(name);
-    if (it != options.variablePins.end() && it->second.size() == axes)
-      nd.assign(it->second.begin(), it->second.end());
-    return nd;
-  };
-  graph.walk([&](VariableOp variable) {
-    auto of = variable->getAttrOfType<FlatSymbolRefAttr>(kStateOfAttrName);
-    if (!of)
-      return pin(variable, pinned(variable.getVarName()));
-    NdSbp nd = pinned(of.getValue());
-    auto type = cast<RankedTensorType>(variable.getType());
-    for (size_t axis = 0; axis < axes; ++axis) {
-      if (!options.shardOptimizerState || !isData(axis) || shape[axis] == 1 ||
-          !nd[axis].isBroadcast())
-        continue;
-      for (int64_t dim = 0; dim < type.getRank(); ++dim) {
-        NdSbp trial = nd;
-        trial[axis] = Sbp::split(dim);
-        if (splitsDivide(trial, type, shape)) {
-          nd = trial;
-          break;
-        }
-      }
-    }
-    pin(variable, nd);
-  });
-  if (options.report)
-    *options.report << "sbp-auto: mesh " << meshString(shape) << ": " << numOps
-                    << " ops (over " << options.fullSolveLimit
-                    << "): the search's variable layouts pinned, the rest "
-                       "inferred\n";
-  return success();
-}
-
 } // namespace
 
 LogicalResult mlir::oneflow::solveSbpAuto(ModuleOp module,
@@ -825,9 +804,44 @@ LogicalResult mlir::oneflow::solveSbpAuto(ModuleOp module,
   SbpAutoOptions local = options;
   local.meshShape = shape;
   int64_t numOps = std::distance(graph.getOps().begin(), graph.getOps().end());
-  if (!options.variablePins.empty() && numOps > options.fullSolveLimit)
-    return applyPins(module, graph, local, numOps);
+  bool axisWise = shape.size() > 1 && numOps > options.fullSolveLimit;
   SbpGraphSolver solver(local);
+  // The outer search's variable layouts, when it gave some for this mesh:
+  // kept when the graph is solved one axis at a time (a small graph's
+  // whole solve knows better than the forward-only search).
+  auto pinned = [&](Operation *op, const Candidate &c) {
+    auto variable = dyn_cast_or_null<VariableOp>(op);
+    if (!variable)
+      return true;
+    auto it = options.variablePins.find(variable.getVarName());
+    return it == options.variablePins.end() ||
+           it->second.size() != shape.size() ||
+           ArrayRef<Sbp>(it->second) == ArrayRef<Sbp>(c.results[0]);
+  };
+  // A graph too large for the nd candidates of every op is solved one mesh
+  // axis at a time (a heuristic): the outermost axis alone first, then
+  // the whole mesh keeping that axis' choice.
+  std::unique_ptr<SbpGraphSolver> outer;
+  if (axisWise) {
+    SbpAutoOptions first = local;
+    first.meshShape = {shape[0]};
+    outer = std::make_unique<SbpGraphSolver>(first);
+    if (failed(outer->build(graph)))
+      return failure();
+    outer->solve(0);
+    auto sameOuter = [](ArrayRef<NdSbp> a, ArrayRef<NdSbp> b) {
+      for (auto [x, y] : llvm::zip(a, b))
+        if (x[0] != y[0])
+          return false;
+      return true;
+    };
+    solver.keep = [&](Operation *op, int argument, const Candidate &c) {
+      const Candidate *first = outer->chosen(op, argument);
+      return pinned(op, c) &&
+             (!first || (sameOuter(first->operands, c.operands) &&
+                         sameOuter(first->results, c.results)));
+    };
+  }
   if (failed(solver.build(graph)))
     return failure();
   solver.solve(0);
@@ -884,6 +898,9 @@ LogicalResult mlir::oneflow::solveSbpAuto(ModuleOp module,
     llvm::raw_ostream &os = *options.report;
     os << "sbp-auto: mesh " << meshString(shape) << ": " << result.nodes
        << " nodes, " << result.coreNodes << " left after eliminations, ";
+    if (axisWise)
+      os << "one mesh axis at a time (over " << options.fullSolveLimit
+         << " ops), ";
     if (result.exact)
       os << "solved exactly";
     else

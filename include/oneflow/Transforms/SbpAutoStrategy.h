@@ -52,15 +52,13 @@ struct SbpAutoOptions {
   /// the data-parallel ranks); none when empty.
   std::function<double(double localBytes, ArrayRef<sbp::Sbp> nd)>
       variableExtra;
-  /// Pins (the outer search's compile of a graph too large to solve
-  /// whole): named variables take these layouts, graph inputs split on
-  /// their first dimension along `dataAxes`, optimizer state its
-  /// parameter's layout (split along the data axes when
-  /// `shardOptimizerState`, ZeRO-1); sbp-infer derives the rest.
+  /// Layouts of named variables the outer search chose (nd-SBPs on this
+  /// mesh); a solve one axis at a time keeps them.
   llvm::StringMap<SmallVector<sbp::Sbp, 3>> variablePins;
   SmallVector<bool> dataAxes;
   bool shardOptimizerState = true;
-  /// With pins, graphs of more ops than this take them instead of a solve.
+  /// Graphs of more ops than this on a mesh of several axes are solved one
+  /// axis at a time (outermost first) rather than over nd-signatures.
   int64_t fullSolveLimit = 20000;
   /// Where the summary line goes (null: nowhere).
   llvm::raw_ostream *report = nullptr;
