@@ -168,8 +168,7 @@ double SbpGraphSolver::boxingSeconds(ArrayRef<Sbp> from, ArrayRef<Sbp> to,
   if (from == to)
     return 0;
   double seconds = 0;
-  for (const sbp::BoxingStep &step :
-       sbp::boxingStepsND(from, to, bytes, mesh))
+  for (const sbp::BoxingStep &step : sbp::boxingStepsND(from, to, bytes, mesh))
     seconds += options.pricer(step, mesh);
   return seconds;
 }
@@ -253,8 +252,8 @@ LogicalResult SbpGraphSolver::addOpCandidates(Node &node, Operation *op) {
       break;
   }
   if (node.candidates.empty())
-    return op->emitOpError() << "has no valid SBP signature on the mesh "
-                             << meshString(mesh);
+    return op->emitOpError()
+           << "has no valid SBP signature on the mesh " << meshString(mesh);
   return success();
 }
 
@@ -302,9 +301,8 @@ LogicalResult SbpGraphSolver::build(func::FuncOp graph) {
                     unsigned operand) {
     auto [producer, result] = producerOf.lookup(value);
     Operation *def = value.getDefiningOp();
-    double scale = def && def->getNumOperands() == 0
-                       ? options.sourceEdgeScale
-                       : 1.0;
+    double scale =
+        def && def->getNumOperands() == 0 ? options.sourceEdgeScale : 1.0;
     uses.push_back({producer, result, consumer, kind, operand,
                     tensorBytes(value.getType()), scale});
   };
@@ -350,8 +348,8 @@ LogicalResult SbpGraphSolver::build(func::FuncOp graph) {
     if (auto variable = dyn_cast<VariableOp>(op)) {
       node.isVariable = true;
       variableNode[variable.getVarName()] = id;
-      bool trainable = op.hasAttr(kTrainableAttrName) ||
-                       !op.hasAttr(kStateOfAttrName);
+      bool trainable =
+          op.hasAttr(kTrainableAttrName) || !op.hasAttr(kStateOfAttrName);
       for (Candidate &c : node.candidates) {
         c.memory = localBytes(variable.getType(), c.results[0], mesh);
         if (options.variableExtra && trainable)
@@ -473,8 +471,8 @@ void SbpGraphSolver::solve(double lambda) {
       continue;
     unsigned ck = nodes[k].candidates.size();
     size_t degree = adjacent[k].size();
-    SmallVector<std::pair<unsigned, unsigned>> neighbours(
-        adjacent[k].begin(), adjacent[k].end());
+    SmallVector<std::pair<unsigned, unsigned>> neighbours(adjacent[k].begin(),
+                                                          adjacent[k].end());
     llvm::sort(neighbours);
     if (ck == 1) {
       for (auto [j, id] : neighbours) {
@@ -511,8 +509,7 @@ void SbpGraphSolver::solve(double lambda) {
     } else if (degree == 2) {
       auto [i, ei] = neighbours[0];
       auto [j, ej] = neighbours[1];
-      unsigned ci = nodes[i].candidates.size(),
-               cj = nodes[j].candidates.size();
+      unsigned ci = nodes[i].candidates.size(), cj = nodes[j].candidates.size();
       if (double(ci) * cj * ck > kMaxTriple)
         continue;
       Elimination e{k, 2, i, j, std::vector<uint16_t>(size_t(ci) * cj)};
@@ -732,7 +729,7 @@ SbpAutoResult SbpGraphSolver::evaluate() const {
     if (node.isVariable)
       r.variableBytes += c.memory;
     else if (node.op && !isa<ReshapeOp, FlattenOp, SqueezeOp, UnsqueezeOp,
-                                 ConstantOp>(node.op)) // views hold no bytes
+                             ConstantOp>(node.op)) // views hold no bytes
       for (auto [value, nd] : llvm::zip(node.op->getResults(), c.results))
         r.activationBytes += localBytes(value.getType(), nd, mesh);
   }

@@ -60,8 +60,7 @@ struct Config {
   double compute, communication, bubble, transfers, gradients, optimizer;
   double parameters, gradientBytes, state, activations;
   double step() const {
-    return compute + communication + bubble + transfers + gradients +
-           optimizer;
+    return compute + communication + bubble + transfers + gradients + optimizer;
   }
   double memory() const {
     return parameters + gradientBytes + state + activations;
@@ -161,15 +160,14 @@ bool mlir::oneflow::searchAutoParallel(ModuleOp model,
       boundaryBytes = bytes;
     }
   // At least two weighted products (one layer) per stage.
-  int64_t maxStages = request.train ? std::max<int64_t>(1, weightedProducts / 2)
-                                    : 1;
-  int64_t perNode = cluster.devicesPerNode > 0 ? cluster.devicesPerNode
-                                               : devices;
+  int64_t maxStages =
+      request.train ? std::max<int64_t>(1, weightedProducts / 2) : 1;
+  int64_t perNode =
+      cluster.devicesPerNode > 0 ? cluster.devicesPerNode : devices;
   double factor = request.train ? 3 : 1;
 
   std::map<std::tuple<int64_t, int64_t, int64_t>, Solved> solves;
-  auto solve = [&](int64_t tensor, int64_t data,
-                   int64_t m) -> const Solved * {
+  auto solve = [&](int64_t tensor, int64_t data, int64_t m) -> const Solved * {
     auto key = std::make_tuple(tensor, data, m);
     if (auto it = solves.find(key); it != solves.end())
       return &it->second;
@@ -185,8 +183,7 @@ bool mlir::oneflow::searchAutoParallel(ModuleOp model,
                                                    ArrayRef<sbp::Sbp> nd) {
       if (!request.train || tensorGroup.size() == 1 || !nd[0].isBroadcast())
         return 0.0;
-      return cluster.collective(CollectiveKind::AllReduce, bytes,
-                                tensorGroup) *
+      return cluster.collective(CollectiveKind::AllReduce, bytes, tensorGroup) *
              double(data) / factor;
     };
     options.report = nullptr;
@@ -228,32 +225,32 @@ bool mlir::oneflow::searchAutoParallel(ModuleOp model,
             if (schedule == "gpipe" && stages == 1)
               continue;
             ++considered;
-            Config c{data,  tensor, stages, m, schedule.str(), zero, solved,
-                     0,     0,      0,      0, 0,              0,    0,
-                     0,     0,      0};
+            Config c{data, tensor, stages, m, schedule.str(),
+                     zero, solved, 0,      0, 0,
+                     0,    0,      0,      0, 0,
+                     0,    0};
             double shards = double(data * stages);
             // Every micro-batch fires each of the stage's kernels (about
             // one per op) once forward and twice backward.
-            c.compute = factor * r.computeSeconds / shards +
-                        factor * double(numOps) / stages * m *
-                            cluster.kernelOverhead;
+            c.compute =
+                factor * r.computeSeconds / shards +
+                factor * double(numOps) / stages * m * cluster.kernelOverhead;
             c.communication = factor * r.communicationSeconds / shards;
             c.bubble = (stages - 1) * (c.compute + c.communication) / m;
             if (stages > 1)
-              c.transfers =
-                  2 * (m + stages - 1) *
-                  cluster.collective(CollectiveKind::Send,
-                                     boundaryBytes / double(data * m),
-                                     {0, int32_t(data * tensor)});
+              c.transfers = 2 * (m + stages - 1) *
+                            cluster.collective(CollectiveKind::Send,
+                                               boundaryBytes / double(data * m),
+                                               {0, int32_t(data * tensor)});
             c.parameters = r.variableBytes / stages;
             double inFlight = 1;
             if (request.train) {
               c.gradientBytes = c.parameters;
               c.gradients = factor * r.extraSeconds / shards;
               if (data > 1)
-                c.gradients += cluster.collective(CollectiveKind::AllReduce,
-                                                 c.parameters,
-                                                 strided(data, tensor));
+                c.gradients +=
+                    cluster.collective(CollectiveKind::AllReduce, c.parameters,
+                                       strided(data, tensor));
               double owned = c.parameters / (zero ? data : 1);
               c.state = request.stateTensors * owned;
               c.optimizer = owned * (2 * (1 + request.stateTensors) + 1) /
@@ -268,9 +265,9 @@ bool mlir::oneflow::searchAutoParallel(ModuleOp model,
       }
     }
   }
-  double seconds = std::chrono::duration<double>(
-                       std::chrono::steady_clock::now() - start)
-                       .count();
+  double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+          .count();
   std::vector<Config> fitting;
   for (const Config &c : configs)
     if (cluster.memoryCapacity <= 0 || c.memory() <= cluster.memoryCapacity)
@@ -279,8 +276,8 @@ bool mlir::oneflow::searchAutoParallel(ModuleOp model,
      << perNode << " per node): " << considered
      << " configurations priced from " << solves.size()
      << " SBP solves of the forward graph (" << numOps << " ops) in "
-     << llvm::format("%.2f", seconds) << " s; " << fitting.size()
-     << " fit in " << gib(cluster.memoryCapacity) << " GiB\n";
+     << llvm::format("%.2f", seconds) << " s; " << fitting.size() << " fit in "
+     << gib(cluster.memoryCapacity) << " GiB\n";
   if (fitting.empty()) {
     double least = 0;
     for (const Config &c : configs)
@@ -367,18 +364,12 @@ bool mlir::oneflow::searchAutoParallel(ModuleOp model,
   choice.schedule = best.schedule;
   choice.zero = best.zero;
   choice.stepSeconds = best.step();
-  if (best.data > 1) {
+  if (best.data > 1)
     choice.mesh.push_back(best.data);
-    choice.dataAxes.push_back(true);
-  }
-  if (best.tensor > 1) {
+  if (best.tensor > 1)
     choice.mesh.push_back(best.tensor);
-    choice.dataAxes.push_back(false);
-  }
-  if (choice.mesh.empty()) {
+  if (choice.mesh.empty())
     choice.mesh.push_back(1);
-    choice.dataAxes.push_back(false);
-  }
   for (auto &entry : best.solved->layouts) {
     SmallVector<sbp::Sbp, 3> nd;
     if (best.data > 1)

@@ -35,7 +35,6 @@ struct AutoParallelChoice {
   /// Compile mesh: data axis outermost, tensor axis innermost (inside a
   /// node); size-1 axes dropped.
   SmallVector<int64_t> mesh;
-  SmallVector<bool> dataAxes;
   int64_t data = 1, tensor = 1, stages = 1, microbatches = 1;
   std::string schedule = "1f1b";
   bool zero = true;

@@ -151,14 +151,15 @@ static ::oneflow::plan::DataType planDataType(mlir::Type type) {
   return ::oneflow::plan::F32;
 }
 
-bool mlir::oneflow::makeAutoPricers(llvm::StringRef clusterPath,
-                                    bool allowTf32, SbpAutoOptions &options,
+bool mlir::oneflow::makeAutoPricers(llvm::StringRef clusterPath, bool allowTf32,
+                                    SbpAutoOptions &options,
                                     ClusterSummary *summary) {
   std::shared_ptr<::oneflow::cost::Cluster> cluster = readCluster(clusterPath);
   if (!cluster)
     return false;
   options.pricer = boxingPricer(cluster);
-  options.kernelPricer = [cluster, allowTf32](const mlir::oneflow::OpCost &work, double bytes,
+  options.kernelPricer = [cluster, allowTf32](const mlir::oneflow::OpCost &work,
+                                              double bytes,
                                               mlir::Type element) {
     ::oneflow::plan::TaskCost cost;
     cost.set_gemm_flops(work.gemmFlops);
@@ -180,10 +181,9 @@ bool mlir::oneflow::makeAutoPricers(llvm::StringRef clusterPath,
     summary->collective = [cluster](CollectiveKind kind, double bytes,
                                     llvm::ArrayRef<int32_t> group) {
       using Kind = ::oneflow::plan::Collective;
-      Kind::Kind k = kind == CollectiveKind::AllReduce ? Kind::ALL_REDUCE
-                     : kind == CollectiveKind::AllGather
-                         ? Kind::ALL_GATHER
-                         : Kind::SEND;
+      Kind::Kind k = kind == CollectiveKind::AllReduce   ? Kind::ALL_REDUCE
+                     : kind == CollectiveKind::AllGather ? Kind::ALL_GATHER
+                                                         : Kind::SEND;
       return ::oneflow::cost::collectiveSeconds(k, bytes, group, *cluster);
     };
   }

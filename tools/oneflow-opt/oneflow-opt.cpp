@@ -218,8 +218,8 @@ static llvm::cl::opt<int64_t>
                   llvm::cl::desc("With --auto-parallel: how many devices"),
                   llvm::cl::init(0), llvm::cl::cat(autoCategory));
 
-/// The layouts --auto-parallel chose (variable pins and data axes), for the
-/// compile of a graph too large to solve op by op.
+/// The configuration --auto-parallel chose; its parameter layouts are kept
+/// when the training graph is too large to solve over nd-signatures.
 static oneflow::AutoParallelChoice autoChoice;
 
 static llvm::cl::OptionCategory simulateCategory("Simulation");
@@ -332,11 +332,10 @@ static LogicalResult addCompilePasses(PassManager &pm) {
     options.meshShape = shape;
     options.device = device;
     options.memoryCapacity = cluster.memoryCapacity;
-    options.shardOptimizerState = shardOptimizerStateOption;
-    if (autoChoice.mesh == ArrayRef<int64_t>(shape)) {
+    // The optimizer state's layout is the solve's (ZeRO-1 where it pays);
+    // --shard-optimizer-state is for the hand strategies.
+    if (autoChoice.mesh == ArrayRef<int64_t>(shape))
       options.variablePins = autoChoice.pins;
-      options.dataAxes = autoChoice.dataAxes;
-    }
     pm.addPass(oneflow::createSbpAutoStrategyPass(std::move(options)));
   } else {
     oneflow::SbpApplyStrategyOptions options;
@@ -581,13 +580,10 @@ static LogicalResult runAutoParallelSearch(llvm::StringRef input,
   stagesOption = autoChoice.stages;
   microbatchesOption = autoChoice.microbatches;
   scheduleOption = autoChoice.schedule;
-  shardOptimizerStateOption = autoChoice.zero;
   llvm::errs() << "auto-parallel: compiling --mesh=" << mesh
                << " --sbp-strategy=auto --stages=" << autoChoice.stages
                << " --microbatches=" << autoChoice.microbatches
-               << " --schedule=" << autoChoice.schedule
-               << " --shard-optimizer-state="
-               << (autoChoice.zero ? "true" : "false") << "\n";
+               << " --schedule=" << autoChoice.schedule << "\n";
   return success();
 }
 

@@ -50,13 +50,10 @@ struct SbpAutoOptions {
   /// Extra seconds of a trainable variable laid out `nd` holding
   /// `localBytes` per device (the outer search's gradient reduction over
   /// the data-parallel ranks); none when empty.
-  std::function<double(double localBytes, ArrayRef<sbp::Sbp> nd)>
-      variableExtra;
+  std::function<double(double localBytes, ArrayRef<sbp::Sbp> nd)> variableExtra;
   /// Layouts of named variables the outer search chose (nd-SBPs on this
   /// mesh); a solve one axis at a time keeps them.
   llvm::StringMap<SmallVector<sbp::Sbp, 3>> variablePins;
-  SmallVector<bool> dataAxes;
-  bool shardOptimizerState = true;
   /// Graphs of more ops than this on a mesh of several axes are solved one
   /// axis at a time (outermost first) rather than over nd-signatures.
   int64_t fullSolveLimit = 20000;
