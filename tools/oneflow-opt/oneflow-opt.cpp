@@ -218,6 +218,12 @@ static llvm::cl::opt<int64_t>
                   llvm::cl::desc("With --auto-parallel: how many devices"),
                   llvm::cl::init(0), llvm::cl::cat(autoCategory));
 
+static llvm::cl::opt<int> runnersUpOption(
+    "auto-parallel-runners-up",
+    llvm::cl::desc("With --auto-parallel: how many runners-up to list "
+                   "(default 5)"),
+    llvm::cl::init(5), llvm::cl::cat(autoCategory));
+
 /// The configuration --auto-parallel chose; its parameter layouts are kept
 /// when the training graph is too large to solve over nd-signatures.
 static oneflow::AutoParallelChoice autoChoice;
@@ -566,6 +572,7 @@ static LogicalResult runAutoParallelSearch(llvm::StringRef input,
   request.clusterPath = autoClusterPath();
   request.device = device;
   request.train = trainOption;
+  request.runnersUp = runnersUpOption;
   if (optimizerOption == "adamw")
     request.stateTensors = 2;
   else if (momentumOption != 0)
