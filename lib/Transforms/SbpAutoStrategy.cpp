@@ -106,6 +106,11 @@ public:
   /// The cheapest assignment with variable bytes weighted by `lambda`.
   void solve(double lambda);
   SbpAutoResult evaluate() const;
+  /// The objective of `assignment` with variable bytes weighted by lambda.
+  double objective(ArrayRef<unsigned> assignment, double lambda) const;
+  /// The least objective over every assignment (a check of the solve on
+  /// small graphs); -1 when there are more than `limit` assignments.
+  double enumerate(double lambda, double limit, double &count) const;
   double minimalVariableBytes() const;
   void write(func::FuncOp graph, FlatSymbolRefAttr placement);
 
@@ -717,6 +722,39 @@ double SbpGraphSolver::minimalVariableBytes() const {
   return bytes;
 }
 
+double SbpGraphSolver::objective(ArrayRef<unsigned> assignment,
+                                 double lambda) const {
+  double total = 0;
+  for (auto [k, node] : llvm::enumerate(nodes)) {
+    const Candidate &c = node.candidates[assignment[k]];
+    total += c.compute + c.extra + (lambda + kMemoryTieBreak) * c.memory;
+  }
+  for (const Use &use : uses)
+    if (use.producer != use.consumer || use.kind == Use::Return)
+      total += useCost(use, assignment[use.producer], assignment[use.consumer]);
+  return total;
+}
+
+double SbpGraphSolver::enumerate(double lambda, double limit,
+                                 double &count) const {
+  count = 1;
+  for (const Node &node : nodes)
+    count *= double(node.candidates.size());
+  if (count > limit)
+    return -1;
+  std::vector<unsigned> assignment(nodes.size(), 0);
+  double best = kInf;
+  while (true) {
+    best = std::min(best, objective(assignment, lambda));
+    size_t k = 0;
+    while (k < nodes.size() && ++assignment[k] == nodes[k].candidates.size())
+      assignment[k++] = 0;
+    if (k == nodes.size())
+      break;
+  }
+  return best;
+}
+
 SbpAutoResult SbpGraphSolver::evaluate() const {
   SbpAutoResult r;
   r.nodes = nodes.size();
@@ -841,6 +879,7 @@ LogicalResult mlir::oneflow::solveSbpAuto(ModuleOp module,
   }
   if (failed(solver.build(graph)))
     return failure();
+  double lambda = 0;
   solver.solve(0);
   SbpAutoResult result = solver.evaluate();
   double capacity = options.memoryCapacity;
@@ -874,6 +913,7 @@ LogicalResult mlir::oneflow::solveSbpAuto(ModuleOp module,
       else
         lo = mid;
     }
+    lambda = hi;
     solver.solve(hi);
     result = solver.evaluate();
     // The penalty makes the solve a heuristic for the constrained problem.
@@ -891,6 +931,22 @@ LogicalResult mlir::oneflow::solveSbpAuto(ModuleOp module,
   // Place the graph and pin the solution.
   solver.write(graph, placeGraph(module, graph, shape, options.device));
 
+  if (options.enumerate && options.report) {
+    // Every assignment of every node, priced like the solve (with the
+    // memory penalty it ended with, so within a limit the same problem).
+    double count = 0;
+    double best = solver.enumerate(lambda, 2e7, count);
+    llvm::raw_ostream &os = *options.report;
+    if (best < 0)
+      os << "sbp-auto: enumeration: " << llvm::format("%.3g", count)
+         << " assignments, too many\n";
+    else
+      os << "sbp-auto: enumeration of " << int64_t(count)
+         << " assignments: optimum " << llvm::format("%.6g", best)
+         << "; the solve's "
+         << llvm::format("%.6g", solver.objective(solver.choice, lambda))
+         << "\n";
+  }
   if (options.report) {
     llvm::raw_ostream &os = *options.report;
     os << "sbp-auto: mesh " << meshString(shape) << ": " << result.nodes

@@ -218,6 +218,12 @@ static llvm::cl::opt<int64_t>
                   llvm::cl::desc("With --auto-parallel: how many devices"),
                   llvm::cl::init(0), llvm::cl::cat(autoCategory));
 
+static llvm::cl::opt<bool> sbpAutoEnumerateOption(
+    "sbp-auto-enumerate",
+    llvm::cl::desc("With --sbp-strategy=auto (a check for small graphs): "
+                   "also enumerate every assignment of signatures and print "
+                   "the optimum next to the solve's"),
+    llvm::cl::init(false), llvm::cl::cat(autoCategory), llvm::cl::Hidden);
 static llvm::cl::opt<int> runnersUpOption(
     "auto-parallel-runners-up",
     llvm::cl::desc("With --auto-parallel: how many runners-up to list "
@@ -338,6 +344,7 @@ static LogicalResult addCompilePasses(PassManager &pm) {
     options.meshShape = shape;
     options.device = device;
     options.memoryCapacity = cluster.memoryCapacity;
+    options.enumerate = sbpAutoEnumerateOption;
     // The optimizer state's layout is the solve's (ZeRO-1 where it pays);
     // --shard-optimizer-state is for the hand strategies.
     if (autoChoice.mesh == ArrayRef<int64_t>(shape))

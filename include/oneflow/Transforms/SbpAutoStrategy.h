@@ -57,6 +57,9 @@ struct SbpAutoOptions {
   /// Graphs of more ops than this on a mesh of several axes are solved one
   /// axis at a time (outermost first) rather than over nd-signatures.
   int64_t fullSolveLimit = 20000;
+  /// Also enumerate every assignment (small graphs) and print the optimum
+  /// next to the solve's result: a check of the solver.
+  bool enumerate = false;
   /// Where the summary line goes (null: nowhere).
   llvm::raw_ostream *report = nullptr;
 };

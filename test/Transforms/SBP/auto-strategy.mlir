@@ -1,5 +1,8 @@
 // --sbp-strategy=auto: every op's signature from a cost-based solve on the
-// cluster of --simulate. Two 4096x4096 projections with a ReLU between
+// cluster of --simulate. --sbp-auto-enumerate also prices every assignment
+// of signatures to the 6 nodes (2 variables, 2 products, the ReLU, the
+// input): the solve must find the enumerated optimum (with a memory limit:
+// of the problem with the memory penalty the solve ended with). Two 4096x4096 projections with a ReLU between
 // them on 4 A100s (NVLink). The layouts that matter, per projection: data
 // parallel (rows split, weight replicated: no communication, the whole
 // weight per device), column-parallel (weight split on its outputs: a
@@ -10,7 +13,8 @@
 // splitting the weights wins: column-parallel then row-parallel (Megatron),
 // one all-reduce of 8x4096 floats (128 KiB) at the end. Data parallelism
 // cannot split 8 rows any better and replicates 128 MiB of weights.
-// RUN: oneflow-opt %S/Inputs/chain-small-batch.mlir --mesh=4 --sbp-strategy=auto --simulate=%S/../../../clusters/a100-80gb-sxm.json 2>&1 | FileCheck %s --check-prefix=SMALL
+// RUN: oneflow-opt %S/Inputs/chain-small-batch.mlir --mesh=4 --sbp-strategy=auto --sbp-auto-enumerate --simulate=%S/../../../clusters/a100-80gb-sxm.json 2>&1 | FileCheck %s --check-prefix=SMALL
+// SMALL: sbp-auto: enumeration of 2916 assignments: optimum [[OPT:[0-9.e-]+]]; the solve's [[OPT]]{{$}}
 // SMALL: sbp-auto: mesh [4]: 6 nodes, 0 left after eliminations, solved exactly; predicted compute {{.*}} s + communication {{.*}} s; variables 32 MiB per device
 // SMALL: oneflow.variable @w1 {{.*}}sbp.sig = #sbp.sig<() -> (S<1>)>
 // SMALL: oneflow.variable @w2 {{.*}}sbp.sig = #sbp.sig<() -> (S<0>)>
@@ -22,7 +26,8 @@
 // 8192 rows: every layout computes the same quarter of the products, and
 // the activations (128 MiB) dwarf the weights: data parallel, the weights
 // replicated, the input sliced for free and only the result gathered.
-// RUN: oneflow-opt %S/Inputs/chain-large-batch.mlir --mesh=4 --sbp-strategy=auto --simulate=%S/../../../clusters/a100-80gb-sxm.json 2>&1 | FileCheck %s --check-prefix=LARGE
+// RUN: oneflow-opt %S/Inputs/chain-large-batch.mlir --mesh=4 --sbp-strategy=auto --sbp-auto-enumerate --simulate=%S/../../../clusters/a100-80gb-sxm.json 2>&1 | FileCheck %s --check-prefix=LARGE
+// LARGE: sbp-auto: enumeration of 2916 assignments: optimum [[OPT:[0-9.e-]+]]; the solve's [[OPT]]{{$}}
 // LARGE: sbp-auto: mesh [4]: {{.*}} solved exactly; {{.*}} variables 128 MiB per device
 // LARGE: oneflow.variable @w1 {{.*}}sbp.sig = #sbp.sig<() -> (B)>
 // LARGE: oneflow.variable @w2 {{.*}}sbp.sig = #sbp.sig<() -> (B)>
@@ -35,13 +40,19 @@
 // cheapest is the first projection column-parallel (the input is whole on
 // every device anyway), its result turned to rows by an all-to-all; the
 // second stays data parallel.
-// RUN: oneflow-opt %S/Inputs/chain-large-batch.mlir --mesh=4 --sbp-strategy=auto --simulate=%S/Inputs/a100-100mib.json 2>&1 | FileCheck %s --check-prefix=MEMORY
+// RUN: oneflow-opt %S/Inputs/chain-large-batch.mlir --mesh=4 --sbp-strategy=auto --sbp-auto-enumerate --simulate=%S/Inputs/a100-100mib.json 2>&1 | FileCheck %s --check-prefix=MEMORY
+// MEMORY: sbp-auto: enumeration of 2916 assignments: optimum [[OPT:[0-9.e-]+]]; the solve's [[OPT]]{{$}}
 // MEMORY: sbp-auto: mesh [4]: {{.*}} variables 80 MiB per device
 // MEMORY: oneflow.variable @w1 {{.*}}sbp.sig = #sbp.sig<() -> (S<1>)>
 // MEMORY: oneflow.variable @w2 {{.*}}sbp.sig = #sbp.sig<() -> (B)>
 // MEMORY: oneflow.matmul {{.*}}sbp.sig = #sbp.sig<(B, S<1>) -> (S<1>)>
 // MEMORY: sbp.boxing {{.*}} from [S<1>] to [S<0>]
 // MEMORY: oneflow.matmul {{.*}}sbp.sig = #sbp.sig<(S<0>, B) -> (S<0>)>
+
+// On a 2x2 mesh (8.5 million assignments of nd-signatures) too.
+// RUN: oneflow-opt %S/Inputs/chain-small-batch.mlir --mesh=2x2 --sbp-strategy=auto --sbp-auto-enumerate --simulate=%S/../../../clusters/a100-80gb-sxm.json -o /dev/null 2>&1 | FileCheck %s --check-prefix=MESH2D
+// MESH2D: sbp-auto: enumeration of 8503056 assignments: optimum [[OPT:[0-9.e-]+]]; the solve's [[OPT]]{{$}}
+// MESH2D: sbp-auto: mesh [2, 2]: 6 nodes, 0 left after eliminations, solved exactly
 
 // A limit no layout meets: on one device the weights are 128 MiB whatever
 // their SBP.
