@@ -8,10 +8,12 @@
 #ifndef ONEFLOW_TOOLS_ONEFLOW_OPT_SIMULATE_H
 #define ONEFLOW_TOOLS_ONEFLOW_OPT_SIMULATE_H
 
+#include "oneflow/Transforms/SbpAutoStrategy.h"
 #include "oneflow/Transforms/SbpReport.h"
 
 #include "llvm/ADT/StringRef.h"
 
+#include <functional>
 #include <memory>
 #include <string>
 
@@ -51,6 +53,27 @@ private:
 /// (ranks the axis' stride apart, row-major mesh), so that the link level
 /// is the one the axis spans. False after printing the error.
 bool makePricedReport(llvm::StringRef clusterPath, SbpReportOptions &options);
+
+enum class CollectiveKind { AllReduce, AllGather, Send };
+
+/// What the outer search needs of a cluster beyond the pricers.
+struct ClusterSummary {
+  std::string name;
+  double memoryCapacity = 0, memoryBandwidth = 0, kernelOverhead = 0;
+  /// Devices of the innermost link level (0: all).
+  int64_t devicesPerNode = 0;
+  /// Seconds of a collective (a SEND: one transfer) of `bytes` over `group`.
+  std::function<double(CollectiveKind, double bytes, ArrayRef<int32_t> group)>
+      collective;
+};
+
+/// The pricers of --sbp-strategy=auto from the cluster of `clusterPath`:
+/// each boxing step as makePricedReport prices it, each op's local work by
+/// the cost model's kernel formula (without the per-task overhead, which
+/// no layout changes). False after printing the error.
+bool makeAutoPricers(llvm::StringRef clusterPath, bool allowTf32,
+                     SbpAutoOptions &options,
+                     ClusterSummary *summary = nullptr);
 
 } // namespace oneflow
 } // namespace mlir

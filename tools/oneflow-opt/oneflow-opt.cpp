@@ -7,6 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "AutoParallel.h"
 #include "NodeDiagnosticHandler.h"
 #include "Simulate.h"
 
@@ -69,7 +70,9 @@ static llvm::cl::opt<std::string>
 static llvm::cl::opt<std::string> strategyOption(
     "sbp-strategy",
     llvm::cl::desc("How to distribute: data, tensor, or one per mesh axis "
-                   "(data,tensor)"),
+                   "(data,tensor); auto: every op's SBP by a cost-based "
+                   "solve on the cluster of --simulate (default "
+                   "clusters/cpu-local.json)"),
     llvm::cl::init("data"));
 static llvm::cl::opt<bool> shardOptimizerStateOption(
     "shard-optimizer-state",
@@ -225,6 +228,35 @@ static llvm::cl::opt<std::string>
                    llvm::cl::desc("Pipeline schedule: 1f1b or gpipe"),
                    llvm::cl::init("1f1b"), llvm::cl::cat(pipelineCategory));
 
+static llvm::cl::OptionCategory autoCategory("Automatic parallelism");
+static llvm::cl::opt<bool> autoParallelOption(
+    "auto-parallel",
+    llvm::cl::desc("Choose the mesh, axis roles, SBPs, pipeline stages, "
+                   "micro-batches, schedule and optimizer-state sharding for "
+                   "--devices on the cluster of --simulate (default "
+                   "clusters/cpu-local.json), print the choice, compile it"),
+    llvm::cl::init(false), llvm::cl::cat(autoCategory));
+static llvm::cl::opt<int64_t>
+    devicesOption("devices",
+                  llvm::cl::desc("With --auto-parallel: how many devices"),
+                  llvm::cl::init(0), llvm::cl::cat(autoCategory));
+
+static llvm::cl::opt<bool> sbpAutoEnumerateOption(
+    "sbp-auto-enumerate",
+    llvm::cl::desc("With --sbp-strategy=auto (a check for small graphs): "
+                   "also enumerate every assignment of signatures and print "
+                   "the optimum next to the solve's"),
+    llvm::cl::init(false), llvm::cl::cat(autoCategory), llvm::cl::Hidden);
+static llvm::cl::opt<int> runnersUpOption(
+    "auto-parallel-runners-up",
+    llvm::cl::desc("With --auto-parallel: how many runners-up to list "
+                   "(default 5)"),
+    llvm::cl::init(5), llvm::cl::cat(autoCategory));
+
+/// The configuration --auto-parallel chose; its parameter layouts are kept
+/// when the training graph is too large to solve over nd-signatures.
+static oneflow::AutoParallelChoice autoChoice;
+
 static llvm::cl::OptionCategory simulateCategory("Simulation");
 static llvm::cl::opt<std::string> simulateOption(
     "simulate",
@@ -278,6 +310,12 @@ static std::optional<int64_t> parseBytes(llvm::StringRef text) {
   return std::nullopt;
 }
 
+/// The cluster file the auto strategy prices on.
+static std::string autoClusterPath() {
+  return simulateOption.empty() ? std::string(ONEFLOW_DEFAULT_CLUSTER)
+                                : std::string(simulateOption);
+}
+
 /// Parses --mesh (`4`, `2x2`); an error message when invalid.
 static std::string parseMesh(llvm::StringRef spec,
                              SmallVectorImpl<int64_t> &shape) {
@@ -327,7 +365,8 @@ static void addTrainingPasses(PassManager &pm) {
 static LogicalResult addCompilePasses(PassManager &pm) {
   pm.addPass(createCanonicalizerPass());
   // Separate Q, K and V projections let tensor parallelism split heads.
-  if (!meshOption.empty() && StringRef(strategyOption).contains("tensor"))
+  if (!meshOption.empty() && (StringRef(strategyOption).contains("tensor") ||
+                              strategyOption == "auto"))
     pm.addPass(oneflow::createSplitFusedProjections());
   if (trainOption)
     addTrainingPasses(pm);
@@ -363,12 +402,29 @@ static LogicalResult addCompilePasses(PassManager &pm) {
   std::string device;
   if (!parseDevice(device))
     return failure();
-  oneflow::SbpApplyStrategyOptions options;
-  options.meshShape = shape;
-  options.strategy = strategyOption;
-  options.zero = shardOptimizerStateOption ? int64_t(zeroOption) : 0;
-  options.device = device;
-  pm.addPass(oneflow::createSbpApplyStrategy(options));
+  if (strategyOption == "auto") {
+    oneflow::SbpAutoOptions options;
+    oneflow::ClusterSummary cluster;
+    if (!oneflow::makeAutoPricers(autoClusterPath(), device == "cuda", options,
+                                  &cluster))
+      return failure();
+    options.meshShape = shape;
+    options.device = device;
+    options.memoryCapacity = cluster.memoryCapacity;
+    options.enumerate = sbpAutoEnumerateOption;
+    // The optimizer state's layout is the solve's (ZeRO-1 where it pays);
+    // --zero is for the hand strategies.
+    if (autoChoice.mesh == ArrayRef<int64_t>(shape))
+      options.variablePins = autoChoice.pins;
+    pm.addPass(oneflow::createSbpAutoStrategyPass(std::move(options)));
+  } else {
+    oneflow::SbpApplyStrategyOptions options;
+    options.meshShape = shape;
+    options.strategy = strategyOption;
+    options.zero = shardOptimizerStateOption ? int64_t(zeroOption) : 0;
+    options.device = device;
+    pm.addPass(oneflow::createSbpApplyStrategy(options));
+  }
   pm.addPass(oneflow::createSbpInfer());
   pm.addPass(oneflow::createSbpInsertBoxing());
   // One boxing per value and target, however many consumers need it.
@@ -559,6 +615,59 @@ importToBytecode(llvm::StringRef path, DialectRegistry &registry) {
   return llvm::MemoryBuffer::getMemBufferCopy(bytes, path);
 }
 
+/// --auto-parallel: searches the configurations for --devices and sets the
+/// compile options (mesh, strategy, stages, micro-batches, schedule,
+/// optimizer-state sharding) to the chosen one.
+static LogicalResult runAutoParallelSearch(llvm::StringRef input,
+                                           DialectRegistry &registry) {
+  if (devicesOption < 1) {
+    llvm::errs() << "error: --auto-parallel needs --devices=N (N >= 1)\n";
+    return failure();
+  }
+  if (!meshOption.empty() || stagesOption != 1 ||
+      microbatchesOption.getNumOccurrences() ||
+      strategyOption.getNumOccurrences()) {
+    llvm::errs() << "error: --auto-parallel chooses --mesh, --sbp-strategy, "
+                    "--stages and --microbatches itself\n";
+    return failure();
+  }
+  std::string device;
+  if (!parseDevice(device))
+    return failure();
+  MLIRContext context(registry);
+  context.printOpOnDiagnostic(false);
+  llvm::SourceMgr sourceMgr;
+  oneflow::NodeDiagnosticHandler handler(sourceMgr, &context);
+  OwningOpRef<ModuleOp> module = loadModule(input, context, sourceMgr);
+  if (!module)
+    return failure();
+  oneflow::AutoParallelRequest request;
+  request.devices = devicesOption;
+  request.clusterPath = autoClusterPath();
+  request.device = device;
+  request.train = trainOption;
+  request.runnersUp = runnersUpOption;
+  if (optimizerOption == "adamw")
+    request.stateTensors = 2;
+  else if (momentumOption != 0)
+    request.stateTensors = 1;
+  if (!oneflow::searchAutoParallel(*module, request, autoChoice, llvm::errs()))
+    return failure();
+  std::string mesh;
+  llvm::raw_string_ostream os(mesh);
+  llvm::interleave(autoChoice.mesh, os, "x");
+  meshOption = mesh;
+  strategyOption = "auto";
+  stagesOption = autoChoice.stages;
+  microbatchesOption = autoChoice.microbatches;
+  scheduleOption = autoChoice.schedule;
+  llvm::errs() << "auto-parallel: compiling --mesh=" << mesh
+               << " --sbp-strategy=auto --stages=" << autoChoice.stages
+               << " --microbatches=" << autoChoice.microbatches
+               << " --schedule=" << autoChoice.schedule << "\n";
+  return success();
+}
+
 int main(int argc, char **argv) {
   llvm::InitLLVM y(argc, argv);
   registerAllPasses();
@@ -599,7 +708,15 @@ int main(int argc, char **argv) {
                     "--simulate=CLUSTER.json\n";
     return 1;
   }
-  if (!simulateOption.empty() && emitKind != "plan" && !sbpReport) {
+  if (autoParallelOption) {
+    if (failed(runAutoParallelSearch(inputFilename, registry)))
+      return 1;
+  } else if (devicesOption != 0) {
+    llvm::errs() << "error: --devices is for --auto-parallel\n";
+    return 1;
+  }
+  if (!simulateOption.empty() && emitKind != "plan" && !sbpReport &&
+      strategyOption != "auto") {
     llvm::errs() << "error: --simulate replays a plan: add --emit=plan -o "
                     "DIR (or prices the boxings of --sbp-report)\n";
     return 1;
