@@ -9,6 +9,7 @@
 
 #include "NodeDiagnosticHandler.h"
 #include "Simulate.h"
+#include "Weights.h"
 
 #include "oneflow/Codegen/Passes.h"
 #include "oneflow/Conversion/Passes.h"
@@ -52,6 +53,13 @@ static llvm::cl::list<std::string>
                 llvm::cl::desc("Pin the shape of an ONNX graph input, "
                                "NAME:DxDx... (repeatable)"),
                 llvm::cl::value_desc("NAME:2x32"));
+
+static llvm::cl::opt<std::string> weightsOption(
+    "weights",
+    llvm::cl::desc("Data of an MLIR model's variables: a checkpoint "
+                   "directory (manifest.json and one .npy per variable, the "
+                   "format of oneflow-run --save)"),
+    llvm::cl::value_desc("DIR"), llvm::cl::init(""));
 
 static llvm::cl::opt<std::string>
     emitKind("emit",
@@ -338,7 +346,12 @@ static OwningOpRef<ModuleOp> loadModule(llvm::StringRef input,
       return nullptr;
     return oneflow::importONNXFile(input, &context, options);
   }
-  return parseSourceFile<ModuleOp>(input, sourceMgr, &context);
+  OwningOpRef<ModuleOp> module =
+      parseSourceFile<ModuleOp>(input, sourceMgr, &context);
+  if (module && !weightsOption.empty() &&
+      failed(oneflow::attachWeights(*module, weightsOption)))
+    return nullptr;
+  return module;
 }
 
 /// --mesh or --train without --emit: build the training graph and/or
@@ -545,6 +558,13 @@ int main(int argc, char **argv) {
     }
     return compileToPlan(inputFilename, outputFilename, registry,
                          emitKind == "cuda-kernels");
+  }
+  if (!weightsOption.empty() &&
+      (llvm::StringRef(inputFilename).ends_with(".onnx") ||
+       (meshOption.empty() && !trainOption))) {
+    llvm::errs() << "error: --weights gives an MLIR model its variables' "
+                    "data under --emit=plan, --mesh or --train\n";
+    return 1;
   }
   if (!meshOption.empty() || trainOption)
     return distribute(inputFilename, outputFilename, registry);
