@@ -644,10 +644,13 @@ def _max_pool(e, node, _):
     padding = window(arg(node, 3, "padding", 0))
     dilation = window(arg(node, 4, "dilation", 1))
     ceil = arg(node, 5, "ceil_mode", False)
-    shape, dtype = out_meta(node) if _meta(node) is not None and hasattr(_meta(node), "shape") \
-        else (None, None)
+    # The result's shape: from the trace of its first result.
+    shape = None
+    for user in node.users:
+        if user.target is __import__("operator").getitem and user.args[1] == 0:
+            shape = out_meta(user)[0]
     if shape is None:
-        shape = tuple(node.meta["tensor_meta"][0].shape)
+        shape = out_meta(node)[0]
     attrs = {"kernel": array(kernel), "strides": array(stride), "pads": array(padding * 2),
              "dilations": array(dilation)}
     if ceil:
@@ -804,3 +807,21 @@ def _pad(e, node, _):
         low[d], high[d] = pad[2 * i], pad[2 * i + 1]
     shape, dtype = out_meta(node)
     return e.op1("pad", [x], {"pads": array(low + high), "value": f64(value)}, shape, dtype)
+
+
+@handler("as_strided")
+def _as_strided(e, node, _):
+    """A restride that keeps every element where it is (a channels-last
+    pooled tensor made contiguous): the identity on values."""
+    v = e.value(node.args[0])
+    size, stride = list(node.args[1]), list(node.args[2])
+    offset = arg(node, 3, "storage_offset", 0) or 0
+    contiguous, s = [0] * len(size), 1
+    for d in reversed(range(len(size))):
+        contiguous[d] = s
+        s *= size[d]
+    same = tuple(size) == v.shape and offset == 0 and all(
+        size[d] == 1 or stride[d] == contiguous[d] for d in range(len(size)))
+    if not same:
+        raise errors.CompileError(f"{e.loc}: as_strided that moves elements is not supported")
+    return v

@@ -76,7 +76,11 @@ def trace(module, example_inputs):
         key = id(tensor)
         if key not in by_id:
             by_id[key] = name
-            params[name] = tensor.detach()
+            # Parameters keep requires_grad, so that modules take their
+            # composite (training) paths, not inference fast paths such as
+            # nn.MultiheadAttention's fused kernel.
+            params[name] = tensor.detach().requires_grad_(
+                isinstance(tensor, torch.nn.Parameter) and tensor.requires_grad)
         aliases[name] = by_id[key]
     names = list(params)
 
