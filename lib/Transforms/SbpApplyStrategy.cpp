@@ -21,6 +21,9 @@ using namespace mlir;
 using namespace mlir::oneflow;
 using sbp::Sbp;
 
+/// The discardable attribute by which a user pins a variable's nd-SBP.
+static constexpr llvm::StringLiteral kPinnedSbpAttrName = "oneflow.pinned_sbp";
+
 namespace {
 
 /// Ops through which a feature-dimension split flows unchanged, so that a
@@ -199,15 +202,35 @@ struct SbpApplyStrategyPass
                             context, {}, {sbp::NdSbpAttr::get(context, nd)}));
       variable->setAttr(sbp::SBPDialect::kPlacementAttrName, placement);
     };
+    // A user's pin (`oneflow.pinned_sbp = #sbp.nd<[...]>`, written by the
+    // Python frontend from module paths) overrides the strategy's choice.
+    bool pinsValid = true;
     graph.walk([&](VariableOp variable) {
       if (variable->hasAttr(kStateOfAttrName))
         return;
       NdSbp nd = broadcastNd(shape.size());
       if (auto it = variableSbps.find(variable); it != variableSbps.end())
         nd = it->second;
+      if (auto pinned =
+              variable->getAttrOfType<sbp::NdSbpAttr>(kPinnedSbpAttrName)) {
+        auto type = cast<RankedTensorType>(variable.getType());
+        if (pinned.size() != shape.size() ||
+            failed(pinned.verifyForRank(
+                [&]() { return variable.emitOpError(); }, type.getRank()))) {
+          if (pinned.size() != shape.size())
+            variable.emitOpError()
+                << "pinned SBP " << pinned << " has " << pinned.size()
+                << " entries but the mesh has " << shape.size() << " axes";
+          pinsValid = false;
+          return;
+        }
+        nd = pinned.getValues();
+      }
       sbpOfName.try_emplace(variable.getVarName(), nd);
       pinVariable(variable, nd);
     });
+    if (!pinsValid)
+      return signalPassFailure();
     graph.walk([&](VariableOp variable) {
       auto of = variable->getAttrOfType<FlatSymbolRefAttr>(kStateOfAttrName);
       if (!of)

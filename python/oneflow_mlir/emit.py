@@ -125,6 +125,7 @@ class Emitter:
         self.loc = root_name
         self.stage = None  # the pipeline stage of the ops being emitted
         self.split_before = []
+        self.pins = {}  # parameter name -> #sbp.nd<...> text
 
     # -- Emission helpers ---------------------------------------------------
 
@@ -137,6 +138,9 @@ class Emitter:
         names = self.fresh()
         outs = [Value(names if len(results) == 1 else f"{names}#{i}", s, d)
                 for i, (s, d) in enumerate(results)]
+        if self.stage is not None:
+            attrs = dict(attrs or {})
+            attrs["oneflow.stage"] = i64(self.stage)
         attr_text = ""
         if attrs:
             attr_text = " {" + ", ".join(f"{k} = {v}" if v is not None else k
@@ -147,9 +151,6 @@ class Emitter:
         if len(outs) != 1:
             result_types = f"({result_types})"
         where = (loc if loc is not None else self.loc) or self.root_name
-        if self.stage is not None:
-            attrs = dict(attrs or {})
-            attrs["oneflow.stage"] = i64(self.stage)
         self.lines.append(
             f"    {lhs} = \"oneflow.{name}\"({', '.join(v.name for v in operands)}){attr_text}"
             f" : ({operand_types}) -> {result_types} loc(\"{where}\")")
@@ -176,6 +177,8 @@ class Emitter:
                 lazy = v
                 loc, self.loc = self.loc, lazy.name
                 attrs = {"var_name": f'"{lazy.name}"', "initializer": "#oneflow.init<zeros>"}
+                if lazy.name in self.pins:
+                    attrs["oneflow.pinned_sbp"] = self.pins[lazy.name]
                 v = self.op1("variable", [], attrs, lazy.tensor.shape, lazy.tensor.dtype)
                 self.loc = loc
                 self.env[arg] = v
@@ -317,13 +320,14 @@ def _ssa(name):
 
 
 def emit_module(trace, gm, input_names, output_names=None, root_name="model",
-                split_before=()):
+                split_before=(), pins=None):
     """The MLIR text of the trace and the names of the variables it reads.
 
     split_before: module paths that start pipeline stages 1, 2, ... (ops get
     `oneflow.stage` annotations)."""
     e = Emitter(trace, gm, root_name)
     e.split_before = list(split_before)
+    e.pins = dict(pins or {})
     args, results = e.emit(input_names)
     if output_names is None:
         output_names = ["output"] if len(results) == 1 else [f"output_{i}" for i in range(len(results))]

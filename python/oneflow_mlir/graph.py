@@ -45,15 +45,24 @@ class Split(Placement):
     def __repr__(self):
         return f"Split({self.axis})"
 
+    def mlir(self):
+        return f"S<{self.axis}>"
+
 
 class Broadcast(Placement):
     def __repr__(self):
         return "Broadcast()"
 
+    def mlir(self):
+        return "B"
+
 
 class Partial(Placement):
     def __repr__(self):
         return "Partial()"
+
+    def mlir(self):
+        return "P"
 
 
 # DTensor's names.
@@ -183,12 +192,16 @@ class Graph:
         self.steps_done = 0
         self._plans = {}
         self._trained = None  # {canonical name: tensor} after fit
-        if self.sbp:
-            raise CompileError("sbp pins by module path are not implemented yet")
+        self.pins = {}
+        self.pins = self._resolve_pins()
         # Trace and check now: unsupported ops and compile errors surface at
         # compile time.
         self._emit(self.example_inputs, "model")
-        self._compile("model", train=self.train is not None)
+        plan = self._compile("model", train=self.train is not None)
+        if self.train is None:
+            self._plans[("infer", self._shapes(self.example_inputs), 0)] = plan
+        else:
+            self._plans[("train", self.example_inputs[0].shape[0])] = plan
 
     # -- Tracing and compiling ------------------------------------------------
 
@@ -202,7 +215,8 @@ class Graph:
         self.trace = tr
         text, used, outputs, results = emit_mod.emit_module(
             tr, gm, self.input_names, root_name=type(self.model).__name__,
-            split_before=self.stages.split_before if self.stages else ())
+            split_before=self.stages.split_before if self.stages else (),
+            pins={n: p for n, p in self.pins.items()})
         self.output_names = outputs
         self.used_params = used
         path = os.path.join(self.workdir, f"{tag}.mlir")
@@ -213,6 +227,34 @@ class Graph:
         current = self._current_params()
         write_weights(weights, {n: current[n] for n in used})
         return path, weights
+
+    def _resolve_pins(self):
+        """{parameter name: #sbp.nd<...>} from the sbp= patterns (fnmatch on
+        state_dict names; `*` crosses dots). A single placement applies to
+        the tensor-strategy mesh axes (B on data axes); a tuple gives one
+        placement per mesh axis."""
+        if not self.sbp:
+            return {}
+        if self.mesh is None:
+            raise CompileError("sbp= pins need a mesh")
+        names = list(trace_mod.state_names(self.model))
+        pins = {}
+        for pattern, placement in self.sbp.items():
+            matched = [n for n in names if fnmatch.fnmatchcase(n, pattern)]
+            if not matched:
+                raise CompileError(f"sbp pattern {pattern!r} matches no parameter or buffer")
+            if isinstance(placement, Placement):
+                per_axis = [placement if kind == "tensor" or len(self.mesh) == 1 else Broadcast()
+                            for kind in self.strategy]
+            else:
+                per_axis = list(placement)
+            if len(per_axis) != len(self.mesh) or not all(isinstance(p, Placement) for p in per_axis):
+                raise CompileError(f"sbp pin {pattern!r}: {placement!r} is not one placement "
+                                   f"per mesh axis ({len(self.mesh)})")
+            text = "#sbp.nd<[" + ", ".join(p.mlir() for p in per_axis) + "]>"
+            for n in matched:
+                pins[n] = text
+        return pins
 
     def _current_params(self):
         params = dict(self.trace.params)

@@ -68,6 +68,16 @@ def _module_paths(module):
             h.remove()
 
 
+def state_names(module):
+    """The canonical names of the module's state (tied entries once)."""
+    seen, names = set(), []
+    for name, tensor in module.state_dict(keep_vars=True).items():
+        if id(tensor) not in seen:
+            seen.add(id(tensor))
+            names.append(name)
+    return names
+
+
 def trace(module, example_inputs):
     """Traces module(*example_inputs) in its current mode (train/eval)."""
     state = module.state_dict(keep_vars=True)
