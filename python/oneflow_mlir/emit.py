@@ -74,6 +74,15 @@ def _nested(values):
     return "true" if values else "false"
 
 
+class Noise:
+    """A dropout draw not emitted yet: torch 1.13 traces F.dropout (training,
+    inputs requiring grad) as empty_like -> bernoulli_(q) -> div_(q) -> mul;
+    the chain becomes one oneflow.dropout of the multiplied tensor."""
+
+    def __init__(self, shape, dtype, keep=None, scaled=False):
+        self.shape, self.dtype, self.keep, self.scaled = tuple(shape), dtype, keep, scaled
+
+
 class LazyVariable:
     """A parameter not read yet."""
 
@@ -126,6 +135,10 @@ class Emitter:
         self.stage = None  # the pipeline stage of the ops being emitted
         self.split_before = []
         self.pins = {}  # parameter name -> #sbp.nd<...> text
+        self.training = False  # a training-mode trace (dropout, batch norm)
+        self.seed = 0
+        self.dropouts = 0  # dropout ops so far: the next one's stream
+        self.step = None  # the read of dropout.step
 
     # -- Emission helpers ---------------------------------------------------
 
@@ -172,6 +185,9 @@ class Emitter:
         """The Value of an operand: a node, a constant tensor or a number."""
         if isinstance(arg, torch.fx.Node):
             v = self.env[arg]
+            if isinstance(v, Noise):
+                raise errors.CompileError(
+                    f"{self.loc}: a random tensor (bernoulli) used other than as dropout")
             if isinstance(v, LazyVariable):
                 # Read where first used (so that it lives on that stage).
                 lazy = v
@@ -296,6 +312,13 @@ class Emitter:
 
         flat = list(outputs) if isinstance(outputs, (tuple, list)) else [outputs]
         results = [self.value(o) for o in flat]
+        if self.step is not None:
+            # The dropout counter advances once per step.
+            self.loc = "dropout.step"
+            one = self.scalar(1, torch.int64)
+            new = self.op1("add", [self.step, one], {}, (), torch.int64)
+            self.lines.append(f'    "oneflow.assign"({new.name}) {{var_name = "dropout.step"}}'
+                              f' : ({new.type}) -> () loc("dropout.step")')
         return args, results
 
     def evaluate(self, node):
@@ -320,7 +343,7 @@ def _ssa(name):
 
 
 def emit_module(trace, gm, input_names, output_names=None, root_name="model",
-                split_before=(), pins=None):
+                split_before=(), pins=None, training=False, seed=0):
     """The MLIR text of the trace and the names of the variables it reads.
 
     split_before: module paths that start pipeline stages 1, 2, ... (ops get
@@ -328,6 +351,8 @@ def emit_module(trace, gm, input_names, output_names=None, root_name="model",
     e = Emitter(trace, gm, root_name)
     e.split_before = list(split_before)
     e.pins = dict(pins or {})
+    e.training = training
+    e.seed = seed
     args, results = e.emit(input_names)
     if output_names is None:
         output_names = ["output"] if len(results) == 1 else [f"output_{i}" for i in range(len(results))]
@@ -545,7 +570,10 @@ def _batch_norm(e, node, overload):
         training, eps = node.args[5], node.args[7]
     else:
         training, eps = False, node.args[6]
-    if training or mean is None:
+    if training and node.args[6] not in (0.1, None) and e.training:
+        raise errors.CompileError(
+            f"{e.loc}: batch norm momentum {node.args[6]}: training uses PyTorch's default 0.1")
+    if (training and not e.training) or mean is None:
         raise errors.CompileError(
             f"{e.loc}: batch norm in training mode is traced in eval mode by "
             "ofm.compile; a norm without running statistics is not supported")
@@ -726,10 +754,25 @@ HANDLERS["sum"] = reduction("reduce_sum")
 HANDLERS["amax"] = reduction("reduce_max")
 
 
+def _noise(e, a):
+    return e.env.get(a) if isinstance(a, torch.fx.Node) and isinstance(e.env.get(a), Noise) else None
+
+
 def binary(name, reverse=False):
     def fn(e, node, overload):
         shape, dtype = out_meta(node)
         a, b = node.args[0], node.args[1]
+        na, nb = _noise(e, a), _noise(e, b)
+        if name == "div" and na is not None and na.keep is not None and not na.scaled \
+                and not isinstance(b, torch.fx.Node) and float(b) == na.keep:
+            return Noise(na.shape, na.dtype, na.keep, scaled=True)
+        if name == "mul" and (na is not None) != (nb is not None):
+            noise, x = (na, b) if na is not None else (nb, a)
+            if noise.scaled and tuple(shape) == noise.shape:
+                return dropout(e, e.value(x), 1.0 - noise.keep)
+        if na is not None or nb is not None:
+            raise errors.CompileError(
+                f"{e.loc}: a random tensor (bernoulli) used other than as dropout")
         operand_dtype = dtype if name not in COMPARISONS else None
         if operand_dtype is None:
             # Comparisons: operands in their promoted type.
@@ -829,3 +872,67 @@ def _as_strided(e, node, _):
     if not same:
         raise errors.CompileError(f"{e.loc}: as_strided that moves elements is not supported")
     return v
+
+
+def positions(e, shape):
+    """Each element's row-major index in a tensor of `shape` (int64), as a
+    sum of per-dimension index constants: SBP splits them with the tensor."""
+    total = None
+    stride = 1
+    for d in reversed(range(len(shape))):
+        if shape[d] > 1:
+            index_shape = [1] * len(shape)
+            index_shape[d] = shape[d]
+            index = (torch.arange(shape[d], dtype=torch.int64) * stride).reshape(index_shape)
+            term = e.constant(index)
+            if total is None:
+                total = term
+            else:
+                out = tuple(max(a, b) for a, b in zip(total.shape, term.shape))
+                total = e.op1("add", [total, term], {}, out, torch.int64)
+        stride *= shape[d]
+    if total is None:
+        total = e.constant(torch.zeros(tuple(shape), dtype=torch.int64))
+    return total
+
+
+@handler("empty_like")
+def _empty_like(e, node, _):
+    shape, dtype = out_meta(node)
+    return Noise(shape, dtype)
+
+
+@handler("bernoulli")
+def _bernoulli(e, node, overload):
+    target = _noise(e, node.args[0])
+    p = arg(node, 1, "p", 0.5)
+    if target is None or isinstance(p, torch.fx.Node) or arg(node, 2, "generator") is not None:
+        raise errors.CompileError(f"{e.loc}: bernoulli other than dropout's is not supported")
+    return Noise(target.shape, target.dtype, keep=float(p))
+
+
+@handler("native_dropout")
+def _native_dropout(e, node, _):
+    x = e.value(node.args[0])
+    p, train = node.args[1], arg(node, 2, "train", True)
+    if not train or p == 0:
+        return [x, None]
+    return [dropout(e, x, p), None]
+
+
+def dropout(e, x, p):
+    """oneflow.dropout of x with ratio p: the graph's next stream."""
+    if not e.training:
+        raise errors.CompileError(f"{e.loc}: dropout in training mode outside a training graph")
+    if p >= 1:
+        raise errors.CompileError(f"{e.loc}: dropout ratio {p} >= 1")
+    if e.step is None:
+        loc, e.loc = e.loc, "dropout.step"
+        e.step = e.op1("variable", [], {"var_name": '"dropout.step"',
+                                        "initializer": "#oneflow.init<zeros>"}, (), torch.int64)
+        e.loc = loc
+    pos = positions(e, x.shape)
+    y = e.op1("dropout", [x, pos, e.step],
+              {"ratio": f64(p), "seed": i64(e.seed), "stream": i64(e.dropouts)}, x.shape, x.dtype)
+    e.dropouts += 1
+    return y

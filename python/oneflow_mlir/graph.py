@@ -196,7 +196,7 @@ class Graph:
         self.pins = self._resolve_pins()
         # Trace and check now: unsupported ops and compile errors surface at
         # compile time.
-        self._emit(self.example_inputs, "model")
+        self._emit(self.example_inputs, "model", training=self.train is not None)
         plan = self._compile("model", train=self.train is not None)
         if self.train is None:
             self._plans[("infer", self._shapes(self.example_inputs), 0)] = plan
@@ -205,9 +205,13 @@ class Graph:
 
     # -- Tracing and compiling ------------------------------------------------
 
-    def _emit(self, inputs, tag):
+    def _emit(self, inputs, tag, training=False):
+        """Traces and writes TAG.mlir and TAG.weights. Inference graphs are
+        traced in eval mode; training graphs in train mode (dropout draws
+        masks; batch norms are written as inference ops, which --train turns
+        into training-mode norms updating their statistics)."""
         was_training = self.model.training
-        self.model.eval()  # batch norms as inference ops; --train makes them train
+        self.model.train(training)
         try:
             tr, gm = trace_mod.trace(self.model, inputs)
         finally:
@@ -216,7 +220,8 @@ class Graph:
         text, used, outputs, results = emit_mod.emit_module(
             tr, gm, self.input_names, root_name=type(self.model).__name__,
             split_before=self.stages.split_before if self.stages else (),
-            pins={n: p for n, p in self.pins.items()})
+            pins={n: p for n, p in self.pins.items()}, training=training,
+            seed=self.seed or 0)
         self.output_names = outputs
         self.used_params = used
         path = os.path.join(self.workdir, f"{tag}.mlir")
@@ -340,7 +345,7 @@ class Graph:
         if key not in self._plans:
             example = tuple(x[:batch] for x in xs)
             tag = f"train{batch}"
-            self._emit(example, tag)
+            self._emit(example, tag, training=True)
             self._plans[key] = self._compile(tag, train=True, batch=batch)
         plan = self._plans[key]
         io = os.path.join(self.workdir, "data")

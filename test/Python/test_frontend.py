@@ -29,6 +29,7 @@ from torch import nn  # noqa: E402
 import gpt  # noqa: E402
 import mlp  # noqa: E402
 import oneflow_mlir as ofm  # noqa: E402
+from oneflow_mlir.dropout import keep_mask, reference_dropout  # noqa: E402
 import resnet  # noqa: E402
 import vision  # noqa: E402
 import vision2  # noqa: E402
@@ -179,6 +180,74 @@ class Training(unittest.TestCase):
         for ranks, opt in [(1, "sgd"), (2, "adamw"), (4, "sgd")]:
             with self.subTest(ranks=ranks, optimizer=opt):
                 self.check("resnet", ranks, opt)
+
+
+class DropoutMLP(nn.Module):
+    def __init__(self, p=0.25):
+        super().__init__()
+        self.fc1 = nn.Linear(64, 128)
+        self.drop1 = nn.Dropout(p)
+        self.fc2 = nn.Linear(128, 64)
+        self.drop2 = nn.Dropout(p)
+        self.fc3 = nn.Linear(64, 10)
+
+    def forward(self, x):
+        x = self.drop1(F.relu(self.fc1(x)))
+        return self.fc3(self.drop2(F.relu(self.fc2(x))))
+
+
+class Dropout(unittest.TestCase):
+    """Training-mode dropout (oneflow.dropout): the compiled masks are
+    oneflow_mlir.dropout's generator, the same for any distribution."""
+
+    def reference(self, model, X, Y, batch, steps, seed):
+        model = copy.deepcopy(model).train()
+        step = [0]
+        for stream, drop in enumerate([model.drop1, model.drop2]):
+            drop.forward = (lambda x, stream=stream, p=drop.p:
+                            reference_dropout(x, p, seed, stream, step[0]))
+        opt = torch.optim.SGD(model.parameters(), lr=0.05, momentum=0.9)
+        losses = []
+        for s in range(steps):
+            step[0] = s
+            i = (s * batch) % X.shape[0]
+            loss = F.cross_entropy(model(X[i:i + batch]), Y[i:i + batch])
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+            losses.append(loss.item())
+        return losses
+
+    def test_trajectory_same_on_one_and_two_ranks(self):
+        torch.manual_seed(3)
+        model = DropoutMLP()
+        X, Y, batch = torch.randn(64, 64), torch.randint(0, 10, (64,)), 16
+        ref = self.reference(model, X, Y, batch, 10, seed=7)
+        runs = {}
+        for ranks, seed in [(1, 7), (2, 7), (1, 8)]:
+            with tempfile.TemporaryDirectory() as work:
+                g = ofm.compile(model, (X[:batch],), workdir=work, seed=seed,
+                                train=ofm.Train(loss=F.cross_entropy,
+                                                optimizer=OPTIMIZERS["sgd"][0]()),
+                                **MESHES[ranks])
+                if (ranks, seed) == (1, 7):
+                    with open(os.path.join(work, "model.mlir")) as f:
+                        self.assertEqual(f.read().count('"oneflow.dropout"'), 2)
+                runs[ranks, seed] = g.fit(data=(X, Y), batch=batch, steps=10)
+                g.state_dict()
+        err = max(abs(a - b) / abs(b) for a, b in zip(runs[1, 7], ref))
+        print(f"dropout mlp: loss max relative error {err:.2e} vs PyTorch with the same masks",
+              file=sys.stderr)
+        self.assertLess(err, 2e-3)
+        torch.testing.assert_close(torch.tensor(runs[2, 7]), torch.tensor(runs[1, 7]),
+                                   rtol=1e-5, atol=0)
+        self.assertGreater(max(abs(a - b) for a, b in zip(runs[1, 8], runs[1, 7])), 1e-3)
+
+    def test_masks(self):
+        mask = keep_mask((1000, 100), 0.25, 7, 0, 0)
+        self.assertAlmostEqual(mask.float().mean().item(), 0.75, delta=0.01)
+        self.assertFalse(torch.equal(mask, keep_mask((1000, 100), 0.25, 7, 0, 1)))
+        self.assertFalse(torch.equal(mask, keep_mask((1000, 100), 0.25, 7, 1, 0)))
 
 
 class CumSum(nn.Module):

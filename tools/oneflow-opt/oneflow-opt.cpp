@@ -61,6 +61,12 @@ static llvm::cl::opt<std::string> weightsOption(
                    "format of oneflow-run --save)"),
     llvm::cl::value_desc("DIR"), llvm::cl::init(""));
 
+static llvm::cl::opt<int64_t> seedOption(
+    "seed",
+    llvm::cl::desc("Seed of every oneflow.dropout mask (each op keeps its "
+                   "own stream); the same seed draws the same masks"),
+    llvm::cl::init(-1));
+
 static llvm::cl::opt<std::string>
     emitKind("emit",
              llvm::cl::desc("Compile instead of printing MLIR: 'plan' writes "
@@ -336,6 +342,16 @@ static bool parseInputShapes(oneflow::ONNXImportOptions &options) {
   return true;
 }
 
+/// --seed: the seed of every dropout mask.
+static void applySeed(ModuleOp module) {
+  if (seedOption < 0)
+    return;
+  Builder builder(module.getContext());
+  module.walk([&](oneflow::DropoutOp dropout) {
+    dropout.setSeedAttr(builder.getI64IntegerAttr(seedOption));
+  });
+}
+
 /// Imports an ONNX file or parses an MLIR file.
 static OwningOpRef<ModuleOp> loadModule(llvm::StringRef input,
                                         MLIRContext &context,
@@ -344,13 +360,19 @@ static OwningOpRef<ModuleOp> loadModule(llvm::StringRef input,
     oneflow::ONNXImportOptions options;
     if (!parseInputShapes(options))
       return nullptr;
-    return oneflow::importONNXFile(input, &context, options);
+    OwningOpRef<ModuleOp> module =
+        oneflow::importONNXFile(input, &context, options);
+    if (module)
+      applySeed(*module);
+    return module;
   }
   OwningOpRef<ModuleOp> module =
       parseSourceFile<ModuleOp>(input, sourceMgr, &context);
   if (module && !weightsOption.empty() &&
       failed(oneflow::attachWeights(*module, weightsOption)))
     return nullptr;
+  if (module)
+    applySeed(*module);
   return module;
 }
 
