@@ -503,21 +503,18 @@ static int compileToPlan(llvm::StringRef input, llvm::StringRef outputDir,
   return 0;
 }
 
-/// Imports `path` and serializes the module as bytecode, which MlirOptMain
-/// then reads like any other input (weights stay binary on the way).
+/// Imports (or parses, applying --weights and --seed) `path` and serializes
+/// the module as bytecode, which MlirOptMain then reads like any other
+/// input (weights stay binary on the way).
 static std::unique_ptr<llvm::MemoryBuffer>
-importToBytecode(llvm::StringRef path, DialectRegistry &registry) {
+loadToBytecode(llvm::StringRef path, DialectRegistry &registry) {
   MLIRContext context(registry);
   // Diagnostics name the op and its location; a dump of the whole graph
   // would bury them.
   context.printOpOnDiagnostic(false);
   llvm::SourceMgr sourceMgr;
   oneflow::NodeDiagnosticHandler handler(sourceMgr, &context);
-  oneflow::ONNXImportOptions options;
-  if (!parseInputShapes(options))
-    return nullptr;
-  OwningOpRef<ModuleOp> module =
-      oneflow::importONNXFile(path, &context, options);
+  OwningOpRef<ModuleOp> module = loadModule(path, context, sourceMgr);
   if (!module)
     return nullptr;
   std::string bytes;
@@ -582,18 +579,18 @@ int main(int argc, char **argv) {
                          emitKind == "cuda-kernels");
   }
   if (!weightsOption.empty() &&
-      (llvm::StringRef(inputFilename).ends_with(".onnx") ||
-       (meshOption.empty() && !trainOption))) {
+      llvm::StringRef(inputFilename).ends_with(".onnx")) {
     llvm::errs() << "error: --weights gives an MLIR model its variables' "
-                    "data under --emit=plan, --mesh or --train\n";
+                    "data (an ONNX model carries its own)\n";
     return 1;
   }
   if (!meshOption.empty() || trainOption)
     return distribute(inputFilename, outputFilename, registry);
 
   std::unique_ptr<llvm::MemoryBuffer> input;
-  if (llvm::StringRef(inputFilename).ends_with(".onnx")) {
-    input = importToBytecode(inputFilename, registry);
+  if (llvm::StringRef(inputFilename).ends_with(".onnx") ||
+      !weightsOption.empty() || seedOption >= 0) {
+    input = loadToBytecode(inputFilename, registry);
     if (!input)
       return 1;
   } else {
