@@ -12,6 +12,7 @@ Ops are written in MLIR's generic form, with result types from the trace.
 """
 
 import math
+import operator
 import struct
 
 import torch
@@ -234,7 +235,7 @@ class Emitter:
         for node in nodes:
             if node.op != "call_function":
                 continue
-            if node.target is getattr(__import__("operator"), "getitem"):
+            if node.target is operator.getitem:
                 continue
             name, _, _ = _packet(node)
             if name not in HANDLERS and node not in self._consts:
@@ -295,7 +296,7 @@ class Emitter:
             if node in self._consts:
                 self.env[node] = self.evaluate(node)
                 continue
-            if node.target is __import__("operator").getitem:
+            if node.target is operator.getitem:
                 self.env[node] = self.env[node.args[0]][node.args[1]]
                 continue
             name, overload, inplace = _packet(node)
@@ -332,10 +333,6 @@ class Emitter:
                 return type(a)(conv(x) for x in a)
             return a
         return node.target(*conv(node.args), **{k: conv(v) for k, v in node.kwargs.items()})
-
-
-def _plain(name):
-    return all(c.isalnum() or c in "_.$" for c in name) and not name[0].isdigit()
 
 
 def _ssa(name):
@@ -679,7 +676,7 @@ def _max_pool(e, node, _):
     # The result's shape: from the trace of its first result.
     shape = None
     for user in node.users:
-        if user.target is __import__("operator").getitem and user.args[1] == 0:
+        if user.target is operator.getitem and user.args[1] == 0:
             shape = out_meta(user)[0]
     if shape is None:
         shape = out_meta(node)[0]

@@ -149,8 +149,9 @@ LogicalResult importDropout(NodeContext &ctx) {
       return ctx.emitError() << "training_mode must be known at import time";
     training = getIntValues(mode).front() != 0;
   }
+  // The ratio matters (and must be known) only in training.
   double ratio = ctx.getFloat("ratio", 0.5);
-  if (ctx.hasInput(1)) {
+  if (training && ctx.hasInput(1)) {
     FailureOr<double> given = ctx.getConstantScalar(1, "ratio");
     if (failed(given))
       return failure();
