@@ -89,8 +89,12 @@ def trace(module, example_inputs):
             # Parameters keep requires_grad, so that modules take their
             # composite (training) paths, not inference fast paths such as
             # nn.MultiheadAttention's fused kernel.
-            params[name] = tensor.detach().requires_grad_(
-                isinstance(tensor, torch.nn.Parameter) and tensor.requires_grad)
+            # Buffers are copied: a train-mode trace updates batch-norm
+            # statistics in place, which must change neither the module nor
+            # the weights handed to the compiler.
+            is_param = isinstance(tensor, torch.nn.Parameter)
+            value = tensor.detach() if is_param else tensor.detach().clone()
+            params[name] = value.requires_grad_(is_param and tensor.requires_grad)
         aliases[name] = by_id[key]
     names = list(params)
 
@@ -98,6 +102,10 @@ def trace(module, example_inputs):
         full = {alias: flat_params[canon] for alias, canon in aliases.items()}
         return functional_call(module, full, inputs)
 
+    # The traced forward runs for real and may update buffers (batch-norm
+    # statistics in train mode): it gets copies, params keeps the values.
+    traced = {n: (v if isinstance(state[n], torch.nn.Parameter) else v.clone())
+              for n, v in params.items()}
     with _module_paths(module):
-        gm = make_fx(forward)(dict(params), *example_inputs)
+        gm = make_fx(forward)(traced, *example_inputs)
     return Trace(gm.graph, params, aliases, tuple(example_inputs), names), gm

@@ -122,12 +122,15 @@ class Training(unittest.TestCase):
         model, X, Y, batch = training_case(name)
         ours, theirs = OPTIMIZERS[optimizer]
         ref, trained = reference_losses(model, X, Y, batch, 10, theirs)
+        before = {k: v.clone() for k, v in model.state_dict().items()}
         with tempfile.TemporaryDirectory() as work:
             g = ofm.compile(model, (X[:batch],), workdir=work,
                             train=ofm.Train(loss=F.cross_entropy, optimizer=ours()),
                             **MESHES[ranks])
             losses = g.fit(data=(X, Y), batch=batch, steps=10)
             state = g.state_dict()
+        for key, value in model.state_dict().items():  # compiling changed nothing
+            self.assertTrue(torch.equal(value, before[key]), key)
         err = max(abs(a - b) / abs(b) for a, b in zip(losses, ref))
         print(f"{name} {ranks} {optimizer}: loss max relative error {err:.2e}", file=sys.stderr)
         self.assertEqual(len(losses), 10)
