@@ -14,6 +14,7 @@ Python exceptions.
 import argparse
 import copy
 import os
+import subprocess
 import sys
 import tempfile
 import unittest
@@ -325,6 +326,15 @@ class Frontend(unittest.TestCase):
         self.assertTrue(any("out of range" in d for d in ctx.exception.diagnostics))
         with self.assertRaises(ofm.CompileError):
             ofm.compile(model, (x,), mesh=(2,), sbp={"blocks.*.nothing": ofm.Split(0)})
+
+    def test_example(self):
+        """examples/pytorch_frontend.py: the digits MLP trained on 2 ranks,
+        its weights back in PyTorch, the same accuracy compiled."""
+        proc = subprocess.run(
+            [sys.executable, os.path.join(ROOT, "examples", "pytorch_frontend.py"),
+             "--mesh", "2", "--steps", "150"], capture_output=True, text=True)
+        self.assertEqual(proc.returncode, 0, proc.stdout + proc.stderr)
+        self.assertRegex(proc.stdout, r"held-out accuracy: PyTorch 0\.9\d+, compiled 0\.9\d+")
 
     def test_report_names_modules(self):
         model, x = classifier("mlp")
