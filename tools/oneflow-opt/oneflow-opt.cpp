@@ -342,8 +342,15 @@ static bool parseInputShapes(oneflow::ONNXImportOptions &options) {
   return true;
 }
 
-/// --seed: the seed of every dropout mask.
-static void applySeed(ModuleOp module) {
+/// Applies --seed (the seed of every dropout mask) and moves every assign to the
+/// end of its block (it takes effect at the next step, so this changes
+/// nothing), so that no read of a variable follows its assign in program
+/// order (the importer assigns a dropout's step counter where it first
+/// reads it).
+static void prepareModule(ModuleOp module) {
+  module.walk([](oneflow::AssignOp assign) {
+    assign->moveBefore(assign->getBlock()->getTerminator());
+  });
   if (seedOption < 0)
     return;
   Builder builder(module.getContext());
@@ -363,7 +370,7 @@ static OwningOpRef<ModuleOp> loadModule(llvm::StringRef input,
     OwningOpRef<ModuleOp> module =
         oneflow::importONNXFile(input, &context, options);
     if (module)
-      applySeed(*module);
+      prepareModule(*module);
     return module;
   }
   OwningOpRef<ModuleOp> module =
@@ -372,7 +379,7 @@ static OwningOpRef<ModuleOp> loadModule(llvm::StringRef input,
       failed(oneflow::attachWeights(*module, weightsOption)))
     return nullptr;
   if (module)
-    applySeed(*module);
+    prepareModule(*module);
   return module;
 }
 
