@@ -125,8 +125,7 @@ LogicalResult oneflow::attachWeights(ModuleOp module, StringRef dir) {
   llvm::Expected<llvm::json::Value> manifest =
       llvm::json::parse((*manifestBuffer)->getBuffer());
   if (!manifest)
-    return emitError(loc) << "--weights: '" << manifestPath
-                          << "' is not JSON: "
+    return emitError(loc) << "--weights: '" << manifestPath << "' is not JSON: "
                           << llvm::toString(manifest.takeError());
   const llvm::json::Object *root = manifest->getAsObject();
   const llvm::json::Array *variables =
@@ -148,7 +147,8 @@ LogicalResult oneflow::attachWeights(ModuleOp module, StringRef dir) {
         object ? object->getString("file") : std::nullopt;
     std::optional<StringRef> dtype =
         object ? object->getString("dtype") : std::nullopt;
-    const llvm::json::Array *shape = object ? object->getArray("shape") : nullptr;
+    const llvm::json::Array *shape =
+        object ? object->getArray("shape") : nullptr;
     if (!name || !fileName || !dtype || !shape) {
       fail("a manifest entry lacks name, file, dtype or shape");
       continue;

@@ -73,13 +73,16 @@ Value dropoutBody(DropoutOp op, OpBuilder &b, Location loc, Value x,
   auto c = [&](uint64_t v) -> Value {
     return arith::ConstantOp::create(b, loc, b.getI64IntegerAttr(int64_t(v)));
   };
-  uint64_t key = mix64(uint64_t(op.getSeed()) * kGolden + uint64_t(op.getStream()));
-  Value k = mix64(b, loc,
-                  arith::XOrIOp::create(
-                      b, loc, c(key), arith::MulIOp::create(b, loc, step, c(kStep))));
-  Value z = mix64(b, loc,
-                  arith::AddIOp::create(
-                      b, loc, arith::MulIOp::create(b, loc, position, c(kGolden)), k));
+  uint64_t key =
+      mix64(uint64_t(op.getSeed()) * kGolden + uint64_t(op.getStream()));
+  Value k =
+      mix64(b, loc,
+            arith::XOrIOp::create(
+                b, loc, c(key), arith::MulIOp::create(b, loc, step, c(kStep))));
+  Value z = mix64(
+      b, loc,
+      arith::AddIOp::create(
+          b, loc, arith::MulIOp::create(b, loc, position, c(kGolden)), k));
   Value bits = arith::ShRUIOp::create(b, loc, z, c(40));
   double ratio = op.getRatio().convertToDouble();
   auto threshold = uint64_t(std::ceil(ratio * double(1 << 24)));

@@ -129,8 +129,9 @@ Value dropoutPositions(NodeContext &ctx, ArrayRef<int64_t> shape) {
       for (int64_t i = 0; i < shape[d]; ++i)
         values.push_back(i * stride);
       auto type = RankedTensorType::get(indexShape, b.getI64Type());
-      Value term = ConstantOp::create(b, ctx.getLoc(), type,
-                                      DenseElementsAttr::get(type, ArrayRef(values)));
+      Value term =
+          ConstantOp::create(b, ctx.getLoc(), type,
+                             DenseElementsAttr::get(type, ArrayRef(values)));
       total = total ? AddOp::create(b, ctx.getLoc(), total, term).getResult()
                     : term;
     }
@@ -165,8 +166,8 @@ LogicalResult importDropout(NodeContext &ctx) {
   if (!training || ratio == 0.0) {
     ctx.setOutput(0, *x);
     if (ctx.hasOutput(1))
-      ctx.setOutput(1, ctx.splat(ctx.getBuilder().getI1Type(), 1,
-                                 type.getShape()));
+      ctx.setOutput(
+          1, ctx.splat(ctx.getBuilder().getI1Type(), 1, type.getShape()));
     return success();
   }
   if (!(ratio > 0.0 && ratio < 1.0))
@@ -180,8 +181,8 @@ LogicalResult importDropout(NodeContext &ctx) {
   Value step = dropoutStep(ctx);
   Value positions = dropoutPositions(ctx, type.getShape());
   auto make = [&](Value input) {
-    return DropoutOp::create(b, ctx.getLoc(), input.getType(), input,
-                             positions, step, b.getF64FloatAttr(ratio),
+    return DropoutOp::create(b, ctx.getLoc(), input.getType(), input, positions,
+                             step, b.getF64FloatAttr(ratio),
                              b.getI64IntegerAttr(ctx.getInt("seed", 0)),
                              b.getI64IntegerAttr(stream));
   };
@@ -189,9 +190,8 @@ LogicalResult importDropout(NodeContext &ctx) {
   if (ctx.hasOutput(1)) {
     // The mask: where dropout keeps a one.
     Value kept = make(ctx.splat(type.getElementType(), 1, type.getShape()));
-    ctx.setOutput(1, NotEqualOp::create(
-                         b, ctx.getLoc(), kept,
-                         ctx.splat(type.getElementType(), 0)));
+    ctx.setOutput(1, NotEqualOp::create(b, ctx.getLoc(), kept,
+                                        ctx.splat(type.getElementType(), 0)));
   }
   return success();
 }
