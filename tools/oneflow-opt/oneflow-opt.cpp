@@ -342,15 +342,8 @@ static bool parseInputShapes(oneflow::ONNXImportOptions &options) {
   return true;
 }
 
-/// Applies --seed (the seed of every dropout mask) and moves every assign to
-/// the end of its block (it takes effect at the next step, so this changes
-/// nothing), so that no read of a variable follows its assign in program
-/// order (the importer assigns a dropout's step counter where it first
-/// reads it).
+/// --seed: the seed of every dropout mask.
 static void prepareModule(ModuleOp module) {
-  module.walk([](oneflow::AssignOp assign) {
-    assign->moveBefore(assign->getBlock()->getTerminator());
-  });
   if (seedOption < 0)
     return;
   Builder builder(module.getContext());
