@@ -458,8 +458,18 @@ struct AutodiffPass : public oneflow::impl::AutodiffBase<AutodiffPass> {
            NamedAttribute(StringAttr::get(context, kIONameAttrName),
                           StringAttr::get(context, "grad_" + source.name))}));
     }
-    func::ReturnOp::create(builder, ret.getLoc(), results);
+    auto newRet = func::ReturnOp::create(builder, ret.getLoc(), results);
     ret.erase();
+    // Assigns take effect at the next step: after the backward pass, which
+    // may read the values they store (a dropout's step counter in the
+    // gradient), so that no read follows an assign in program order.
+    SmallVector<AssignOp> assigns;
+    graph.walk([&](AssignOp assign) {
+      if (assign->getBlock() == newRet->getBlock())
+        assigns.push_back(assign);
+    });
+    for (AssignOp assign : assigns)
+      assign->moveBefore(newRet);
     // The micro-batches' copies replaced the whole-batch forward program.
     if (microbatches > 1)
       for (Operation *op : llvm::reverse(forward))

@@ -82,7 +82,7 @@ FusionKind mlir::oneflow::getFusionKind(Operation *op) {
   if ((op->hasTrait<OpTrait::SameOperandsAndResultType>() &&
        op->getNumOperands() == 1 && !isa<CumSumOp>(op)) ||
       op->hasTrait<OpTrait::ResultsBroadcastableShape>() ||
-      isa<WhereOp, CastOp, BatchNormOp>(op))
+      isa<WhereOp, CastOp, BatchNormOp, DropoutOp>(op))
     return FusionKind::Elementwise;
   return FusionKind::Opaque;
 }

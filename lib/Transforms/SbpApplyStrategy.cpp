@@ -23,6 +23,9 @@ using namespace mlir;
 using namespace mlir::oneflow;
 using sbp::Sbp;
 
+/// The discardable attribute by which a user pins a variable's nd-SBP.
+static constexpr llvm::StringLiteral kPinnedSbpAttrName = "oneflow.pinned_sbp";
+
 namespace {
 
 /// Ops through which a feature-dimension split flows unchanged, so that a
@@ -246,6 +249,9 @@ struct SbpApplyStrategyPass
                          << static_cast<int64_t>(zero);
       return signalPassFailure();
     }
+    // A user's pin (`oneflow.pinned_sbp = #sbp.nd<[...]>`, written by the
+    // Python frontend from module paths) overrides the strategy's choice.
+    bool pinsValid = true;
     SmallVector<std::tuple<VariableOp, NdSbp, NdSbp>> gathered;
     graph.walk([&](VariableOp variable) {
       if (variable->hasAttr(kStateOfAttrName))
@@ -253,6 +259,21 @@ struct SbpApplyStrategyPass
       NdSbp nd = broadcastNd(shape.size());
       if (auto it = variableSbps.find(variable); it != variableSbps.end())
         nd = it->second;
+      if (auto pinned =
+              variable->getAttrOfType<sbp::NdSbpAttr>(kPinnedSbpAttrName)) {
+        auto type = cast<RankedTensorType>(variable.getType());
+        if (pinned.size() != shape.size() ||
+            failed(pinned.verifyForRank(
+                [&]() { return variable.emitOpError(); }, type.getRank()))) {
+          if (pinned.size() != shape.size())
+            variable.emitOpError()
+                << "pinned SBP " << pinned << " has " << pinned.size()
+                << " entries but the mesh has " << shape.size() << " axes";
+          pinsValid = false;
+          return;
+        }
+        nd = pinned.getValues();
+      }
       // The state follows the parameter's compute layout, then its own
       // sharding: the update's operands then agree.
       sbpOfName.try_emplace(variable.getVarName(), nd);
@@ -263,6 +284,8 @@ struct SbpApplyStrategyPass
       if (stored != nd)
         gathered.emplace_back(variable, stored, nd);
     });
+    if (!pinsValid)
+      return signalPassFailure();
     for (auto &[variable, stored, nd] : gathered)
       gatherPerPhase(variable, stored, nd, placement);
     graph.walk([&](VariableOp variable) {

@@ -10,6 +10,7 @@
 #include "AutoParallel.h"
 #include "NodeDiagnosticHandler.h"
 #include "Simulate.h"
+#include "Weights.h"
 
 #include "oneflow/Codegen/Passes.h"
 #include "oneflow/Conversion/Passes.h"
@@ -53,6 +54,19 @@ static llvm::cl::list<std::string>
                 llvm::cl::desc("Pin the shape of an ONNX graph input, "
                                "NAME:DxDx... (repeatable)"),
                 llvm::cl::value_desc("NAME:2x32"));
+
+static llvm::cl::opt<std::string> weightsOption(
+    "weights",
+    llvm::cl::desc("Data of an MLIR model's variables: a checkpoint "
+                   "directory (manifest.json and one .npy per variable, the "
+                   "format of oneflow-run --save)"),
+    llvm::cl::value_desc("DIR"), llvm::cl::init(""));
+
+static llvm::cl::opt<int64_t> seedOption(
+    "seed",
+    llvm::cl::desc("Seed of every oneflow.dropout mask (each op keeps its "
+                   "own stream); the same seed draws the same masks"),
+    llvm::cl::init(-1));
 
 static llvm::cl::opt<std::string>
     emitKind("emit",
@@ -451,6 +465,16 @@ static bool parseInputShapes(oneflow::ONNXImportOptions &options) {
   return true;
 }
 
+/// --seed: the seed of every dropout mask.
+static void prepareModule(ModuleOp module) {
+  if (seedOption < 0)
+    return;
+  Builder builder(module.getContext());
+  module.walk([&](oneflow::DropoutOp dropout) {
+    dropout.setSeedAttr(builder.getI64IntegerAttr(seedOption));
+  });
+}
+
 /// Imports an ONNX file or parses an MLIR file.
 static OwningOpRef<ModuleOp> loadModule(llvm::StringRef input,
                                         MLIRContext &context,
@@ -459,9 +483,20 @@ static OwningOpRef<ModuleOp> loadModule(llvm::StringRef input,
     oneflow::ONNXImportOptions options;
     if (!parseInputShapes(options))
       return nullptr;
-    return oneflow::importONNXFile(input, &context, options);
+    OwningOpRef<ModuleOp> module =
+        oneflow::importONNXFile(input, &context, options);
+    if (module)
+      prepareModule(*module);
+    return module;
   }
-  return parseSourceFile<ModuleOp>(input, sourceMgr, &context);
+  OwningOpRef<ModuleOp> module =
+      parseSourceFile<ModuleOp>(input, sourceMgr, &context);
+  if (module && !weightsOption.empty() &&
+      failed(oneflow::attachWeights(*module, weightsOption)))
+    return nullptr;
+  if (module)
+    prepareModule(*module);
+  return module;
 }
 
 /// --mesh or --train without --emit: build the training graph and/or
@@ -591,21 +626,18 @@ static int compileToPlan(llvm::StringRef input, llvm::StringRef outputDir,
   return 0;
 }
 
-/// Imports `path` and serializes the module as bytecode, which MlirOptMain
-/// then reads like any other input (weights stay binary on the way).
+/// Imports (or parses, applying --weights and --seed) `path` and serializes
+/// the module as bytecode, which MlirOptMain then reads like any other
+/// input (weights stay binary on the way).
 static std::unique_ptr<llvm::MemoryBuffer>
-importToBytecode(llvm::StringRef path, DialectRegistry &registry) {
+loadToBytecode(llvm::StringRef path, DialectRegistry &registry) {
   MLIRContext context(registry);
   // Diagnostics name the op and its location; a dump of the whole graph
   // would bury them.
   context.printOpOnDiagnostic(false);
   llvm::SourceMgr sourceMgr;
   oneflow::NodeDiagnosticHandler handler(sourceMgr, &context);
-  oneflow::ONNXImportOptions options;
-  if (!parseInputShapes(options))
-    return nullptr;
-  OwningOpRef<ModuleOp> module =
-      oneflow::importONNXFile(path, &context, options);
+  OwningOpRef<ModuleOp> module = loadModule(path, context, sourceMgr);
   if (!module)
     return nullptr;
   std::string bytes;
@@ -740,12 +772,19 @@ int main(int argc, char **argv) {
     return compileToPlan(inputFilename, outputFilename, registry,
                          emitKind == "cuda-kernels");
   }
+  if (!weightsOption.empty() &&
+      llvm::StringRef(inputFilename).ends_with(".onnx")) {
+    llvm::errs() << "error: --weights gives an MLIR model its variables' "
+                    "data (an ONNX model carries its own)\n";
+    return 1;
+  }
   if (!meshOption.empty() || trainOption)
     return distribute(inputFilename, outputFilename, registry);
 
   std::unique_ptr<llvm::MemoryBuffer> input;
-  if (llvm::StringRef(inputFilename).ends_with(".onnx")) {
-    input = importToBytecode(inputFilename, registry);
+  if (llvm::StringRef(inputFilename).ends_with(".onnx") ||
+      !weightsOption.empty() || seedOption >= 0) {
+    input = loadToBytecode(inputFilename, registry);
     if (!input)
       return 1;
   } else {

@@ -41,6 +41,59 @@ Value elu(OpBuilder &b, Location loc, Value x, double alpha) {
   return arith::SelectOp::create(b, loc, isPositive, x, negative);
 }
 
+/// splitmix64's finalizer on an i64 (wrapping arithmetic, logical shifts).
+Value mix64(OpBuilder &b, Location loc, Value z) {
+  auto c = [&](uint64_t v) -> Value {
+    return arith::ConstantOp::create(b, loc, b.getI64IntegerAttr(int64_t(v)));
+  };
+  auto xorShift = [&](Value v, uint64_t shift) -> Value {
+    return arith::XOrIOp::create(b, loc, v,
+                                 arith::ShRUIOp::create(b, loc, v, c(shift)));
+  };
+  z = arith::MulIOp::create(b, loc, xorShift(z, 30), c(0xBF58476D1CE4E5B9ull));
+  z = arith::MulIOp::create(b, loc, xorShift(z, 27), c(0x94D049BB133111EBull));
+  return xorShift(z, 31);
+}
+
+uint64_t mix64(uint64_t z) {
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  return z ^ (z >> 31);
+}
+
+/// Dropout's scalar body (docs/architecture.md, *Dropout*):
+///   key  = mix(seed * G + stream)                 (compile time)
+///   k    = mix(key ^ (step * H))
+///   bits = mix(position * G + k) >> 40            (24 uniform bits)
+///   y    = bits >= ceil(ratio * 2^24) ? x * (1 / (1 - ratio)) : 0
+Value dropoutBody(DropoutOp op, OpBuilder &b, Location loc, Value x,
+                  Value position, Value step) {
+  constexpr uint64_t kGolden = 0x9E3779B97F4A7C15ull;
+  constexpr uint64_t kStep = 0xD1B54A32D192ED03ull;
+  auto c = [&](uint64_t v) -> Value {
+    return arith::ConstantOp::create(b, loc, b.getI64IntegerAttr(int64_t(v)));
+  };
+  uint64_t key =
+      mix64(uint64_t(op.getSeed()) * kGolden + uint64_t(op.getStream()));
+  Value k =
+      mix64(b, loc,
+            arith::XOrIOp::create(
+                b, loc, c(key), arith::MulIOp::create(b, loc, step, c(kStep))));
+  Value z = mix64(
+      b, loc,
+      arith::AddIOp::create(
+          b, loc, arith::MulIOp::create(b, loc, position, c(kGolden)), k));
+  Value bits = arith::ShRUIOp::create(b, loc, z, c(40));
+  double ratio = op.getRatio().convertToDouble();
+  auto threshold = uint64_t(std::ceil(ratio * double(1 << 24)));
+  Value keep = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::uge, bits,
+                                     c(threshold));
+  Value scaled = arith::MulFOp::create(
+      b, loc, x, constantLike(b, loc, x, 1.0 / (1.0 - ratio)));
+  return arith::SelectOp::create(b, loc, keep, scaled,
+                                 constantLike(b, loc, x, 0.0));
+}
+
 /// Scalar body of each unary op.
 Value unaryBody(Operation *op, OpBuilder &b, Location loc, Value x) {
   return llvm::TypeSwitch<Operation *, Value>(op)
@@ -331,6 +384,10 @@ struct ElementwiseLowering : public ConversionPattern {
               b, l, arith::CmpIPredicate::ne, condition,
               arith::ConstantOp::create(b, l, b.getI8IntegerAttr(0)));
         return arith::SelectOp::create(b, l, condition, args[1], args[2]);
+      };
+    } else if (auto dropout = dyn_cast<DropoutOp>(op)) {
+      body = [dropout](OpBuilder &b, Location l, ValueRange args) {
+        return dropoutBody(dropout, b, l, args[0], args[1], args[2]);
       };
     } else if (isUnaryElementwise(op)) {
       body = [op](OpBuilder &b, Location l, ValueRange args) {

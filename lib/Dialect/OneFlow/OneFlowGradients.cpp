@@ -364,6 +364,17 @@ LogicalResult gradientOf(WhereOp op, GradBuilder &g, ArrayRef<Value> dys,
   return success();
 }
 
+/// y = x * mask * scale: dx = dy * mask * scale, the same draw on dy.
+LogicalResult gradientOf(DropoutOp op, GradBuilder &g, ArrayRef<Value> dys,
+                         Grads &dxs) {
+  dxs.push_back(DropoutOp::create(
+      g.builder(), g.location(), dys[0], op.getPositions(), op.getStep(),
+      op.getRatioAttr(), op.getSeedAttr(), op.getStreamAttr()));
+  dxs.push_back(Value());
+  dxs.push_back(Value());
+  return success();
+}
+
 LogicalResult gradientOf(CastOp op, GradBuilder &g, ArrayRef<Value> dys,
                          Grads &dxs) {
   if (!isFloat(op.getX()))
@@ -889,11 +900,11 @@ void mlir::oneflow::attachGradientInterfaces(MLIRContext *context) {
   attach<RuleKind::Reshape, ReshapeOp, FlattenOp, SqueezeOp, UnsqueezeOp>(
       context);
   attach<RuleKind::Own, NegOp, AddOp, SubOp, MulOp, DivOp, PowOp, MaxOp, MinOp,
-         WhereOp, CastOp, MatmulOp, BatchMatmulOp, Conv2DOp, ConvTranspose2DOp,
-         MaxPool2DOp, AvgPool2DOp, GlobalAvgPool2DOp, GlobalMaxPool2DOp,
-         BatchNormTrainOp, BatchNormOp, LayerNormOp, ReduceSumOp, ReduceMeanOp,
-         ReduceMaxOp, ReduceMinOp, ReduceProdOp, SoftmaxOp, LogSoftmaxOp,
-         TransposeOp, ConcatOp, SplitOp, SliceOp, GatherOp, GatherElementsOp,
-         CumSumOp, ExpandOp, TileOp, PadOp, SoftmaxCrossEntropyOp, MseLossOp,
-         TopKOp>(context);
+         WhereOp, CastOp, DropoutOp, MatmulOp, BatchMatmulOp, Conv2DOp,
+         ConvTranspose2DOp, MaxPool2DOp, AvgPool2DOp, GlobalAvgPool2DOp,
+         GlobalMaxPool2DOp, BatchNormTrainOp, BatchNormOp, LayerNormOp,
+         ReduceSumOp, ReduceMeanOp, ReduceMaxOp, ReduceMinOp, ReduceProdOp,
+         SoftmaxOp, LogSoftmaxOp, TransposeOp, ConcatOp, SplitOp, SliceOp,
+         GatherOp, GatherElementsOp, CumSumOp, ExpandOp, TileOp, PadOp,
+         SoftmaxCrossEntropyOp, MseLossOp, TopKOp>(context);
 }

@@ -162,6 +162,21 @@ LogicalResult ClipOp::verify() {
   return success();
 }
 
+LogicalResult DropoutOp::verify() {
+  double ratio = getRatio().convertToDouble();
+  if (!(ratio >= 0.0 && ratio < 1.0))
+    return emitOpError() << "ratio " << ratio << " is not in [0, 1)";
+  if (getPositions().getType().getShape() != getX().getType().getShape())
+    return emitOpError() << "positions " << getPositions().getType()
+                         << " must have the shape of x " << getX().getType();
+  if (getStep().getType().getRank() != 0)
+    return emitOpError() << "step must be a rank-0 tensor, got "
+                         << getStep().getType();
+  if (getSeed() < 0 || getStream() < 0)
+    return emitOpError() << "seed and stream must be non-negative";
+  return success();
+}
+
 LogicalResult WhereOp::inferReturnTypes(MLIRContext *,
                                         std::optional<Location> location,
                                         Adaptor adaptor,

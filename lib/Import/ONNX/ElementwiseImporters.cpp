@@ -92,24 +92,106 @@ LogicalResult importIdentity(NodeContext &ctx) {
   return success();
 }
 
+/// The graph's dropout step counter: one read of the `dropout.step`
+/// variable (zeros at start), advanced by one each step by an assign made
+/// with the first read. Every dropout uses that read.
+Value dropoutStep(NodeContext &ctx) {
+  OpBuilder &b = ctx.getBuilder();
+  Block *block = b.getInsertionBlock();
+  for (Operation &op : *block)
+    if (auto read = dyn_cast<VariableOp>(op);
+        read && read.getVarName() == "dropout.step")
+      return read;
+  auto type = RankedTensorType::get({}, b.getI64Type());
+  auto zeros = InitializerAttr::get(b.getContext(), InitDistribution::Zeros,
+                                    0.0, 0.0, 0.0, 0.0, 0);
+  Location loc = NameLoc::get(b.getStringAttr("dropout.step"));
+  Value step = VariableOp::create(b, loc, type, b.getStringAttr("dropout.step"),
+                                  ElementsAttr(), zeros);
+  Value one = ConstantOp::create(
+      b, loc, type, DenseElementsAttr::get(type, b.getI64IntegerAttr(1)));
+  AssignOp::create(b, loc, b.getStringAttr("dropout.step"),
+                   AddOp::create(b, loc, step, one));
+  return step;
+}
+
+/// Each element's row-major index (int64, `shape`): a sum of per-dimension
+/// index constants, which SBP splits along with the tensor.
+Value dropoutPositions(NodeContext &ctx, ArrayRef<int64_t> shape) {
+  OpBuilder &b = ctx.getBuilder();
+  Value total;
+  int64_t stride = 1;
+  for (int64_t d = shape.size() - 1; d >= 0; --d) {
+    if (shape[d] > 1) {
+      SmallVector<int64_t> indexShape(shape.size(), 1);
+      indexShape[d] = shape[d];
+      SmallVector<int64_t> values;
+      for (int64_t i = 0; i < shape[d]; ++i)
+        values.push_back(i * stride);
+      auto type = RankedTensorType::get(indexShape, b.getI64Type());
+      Value term =
+          ConstantOp::create(b, ctx.getLoc(), type,
+                             DenseElementsAttr::get(type, ArrayRef(values)));
+      total = total ? AddOp::create(b, ctx.getLoc(), total, term).getResult()
+                    : term;
+    }
+    stride *= shape[d];
+  }
+  if (!total)
+    total = ctx.splat(b.getI64Type(), 0, shape);
+  return total;
+}
+
 LogicalResult importDropout(NodeContext &ctx) {
-  // Inference: the identity, with an all-true mask.
+  bool training = false;
   if (ctx.hasInput(2)) {
-    DenseElementsAttr training = ctx.getConstantInput(2);
-    if (!training)
+    DenseElementsAttr mode = ctx.getConstantInput(2);
+    if (!mode)
       return ctx.emitError() << "training_mode must be known at import time";
-    if (getIntValues(training).front() != 0)
-      return ctx.emitError() << "training-mode Dropout is not supported "
-                                "(it is random)";
+    training = getIntValues(mode).front() != 0;
+  }
+  // The ratio matters (and must be known) only in training.
+  double ratio = ctx.getFloat("ratio", 0.5);
+  if (training && ctx.hasInput(1)) {
+    FailureOr<double> given = ctx.getConstantScalar(1, "ratio");
+    if (failed(given))
+      return failure();
+    ratio = *given;
   }
   FailureOr<Value> x = ctx.getInput(0);
   if (failed(x))
     return failure();
-  ctx.setOutput(0, *x);
+  auto type = cast<RankedTensorType>(x->getType());
+  // Inference (or ratio 0): the identity, with an all-true mask.
+  if (!training || ratio == 0.0) {
+    ctx.setOutput(0, *x);
+    if (ctx.hasOutput(1))
+      ctx.setOutput(
+          1, ctx.splat(ctx.getBuilder().getI1Type(), 1, type.getShape()));
+    return success();
+  }
+  if (!(ratio > 0.0 && ratio < 1.0))
+    return ctx.emitError() << "ratio " << ratio << " is not in [0, 1)";
+  // Training: a counter-based mask (seed, this dropout's stream, the step,
+  // each element's position).
+  OpBuilder &b = ctx.getBuilder();
+  int64_t stream = 0;
+  for (Operation &op : *b.getInsertionBlock())
+    stream += isa<DropoutOp>(op);
+  Value step = dropoutStep(ctx);
+  Value positions = dropoutPositions(ctx, type.getShape());
+  auto make = [&](Value input) {
+    return DropoutOp::create(b, ctx.getLoc(), input.getType(), input, positions,
+                             step, b.getF64FloatAttr(ratio),
+                             b.getI64IntegerAttr(ctx.getInt("seed", 0)),
+                             b.getI64IntegerAttr(stream));
+  };
+  ctx.setOutput(0, make(*x));
   if (ctx.hasOutput(1)) {
-    auto type = cast<RankedTensorType>(x->getType());
-    ctx.setOutput(1, ctx.splat(ctx.getBuilder().getI1Type(), 1,
-                               type.getShape()));
+    // The mask: where dropout keeps a one.
+    Value kept = make(ctx.splat(type.getElementType(), 1, type.getShape()));
+    ctx.setOutput(1, NotEqualOp::create(b, ctx.getLoc(), kept,
+                                        ctx.splat(type.getElementType(), 0)));
   }
   return success();
 }

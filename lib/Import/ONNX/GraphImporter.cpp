@@ -319,7 +319,13 @@ LogicalResult GraphImporter::importGraph() {
   if (hadError || !unsupported.empty())
     return failure();
 
-  func::ReturnOp::create(builder, funcLoc, results);
+  auto ret = func::ReturnOp::create(builder, funcLoc, results);
+  // A training-mode Dropout assigns the step counter where it is first read;
+  // the assign takes effect at the next step, so it moves to the end, after
+  // every reader.
+  SmallVector<AssignOp> assigns(entry->getOps<AssignOp>());
+  for (AssignOp assign : assigns)
+    assign->moveBefore(ret);
   // Constants that only fed import-time shape arithmetic are dead.
   for (Operation &op : llvm::make_early_inc_range(llvm::reverse(*entry)))
     if (isa<ConstantOp>(op) && op.use_empty())

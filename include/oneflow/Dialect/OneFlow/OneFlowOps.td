@@ -234,6 +234,42 @@ def OneFlow_WhereOp : OneFlow_InferredOp<"where", [
   let hasFolder = 1;
 }
 
+def OneFlow_DropoutOp : OneFlow_Op<"dropout", [Pure,
+    AllTypesMatch<["x", "y"]>]> {
+  let summary = "zero elements at random, scale the rest by 1 / (1 - ratio)";
+  let description = [{
+    Training-mode dropout with a counter-based generator: element i is kept
+    when `u(seed, stream, step, positions[i]) >= ratio`, `u` uniform in
+    [0, 1) from a hash of its arguments (docs/architecture.md, *Dropout*),
+    so the mask depends only on the seed, the op's stream, the training
+    step and each element's logical position, never on how the tensor is
+    distributed. `positions` (int64, x's shape) holds the positions: built
+    from per-dimension index constants, it is split with x by any SBP.
+    `step` is a rank-0 int64 counter (the graph's `dropout.step` variable).
+    The gradient is the same op applied to the output gradient.
+
+    ```mlir
+    %y = oneflow.dropout %x, %pos, %step {ratio = 1.0E-1 : f64, seed = 0 : i64, stream = 3 : i64}
+        : (tensor<8x64xf32>, tensor<8x64xi64>, tensor<i64>) -> tensor<8x64xf32>
+    ```
+  }];
+  let arguments = (ins OneFlow_FloatTensor:$x, OneFlow_I64Tensor:$positions,
+                       OneFlow_I64Tensor:$step, F64Attr:$ratio,
+                       DefaultValuedAttr<I64Attr, "0">:$seed,
+                       DefaultValuedAttr<I64Attr, "0">:$stream);
+  let results = (outs OneFlow_FloatTensor:$y);
+  let assemblyFormat = [{
+    $x `,` $positions `,` $step attr-dict `:` functional-type(operands, results)
+  }];
+  let hasVerifier = 1;
+  let extraClassDefinition = [{
+    ::mlir::sbp::SbpFactorRule $cppClass::getSbpFactorRule() {
+      return ::mlir::oneflow::getElementwiseSbpRule(
+          *this, ::mlir::sbp::PartialRule::None);
+    }
+  }];
+}
+
 //===----------------------------------------------------------------------===//
 // Casts, constants and variables
 //===----------------------------------------------------------------------===//
