@@ -178,6 +178,11 @@ struct SbpApplyStrategyPass
     auto graph = lookupGraph(module, "to place");
     if (!graph)
       return signalPassFailure();
+    if (zero < 0 || zero > 3) {
+      module.emitError() << "ZeRO stage must be 0, 1, 2 or 3, got "
+                         << static_cast<int64_t>(zero);
+      return signalPassFailure();
+    }
     SmallVector<int64_t> shape(meshShape.begin(), meshShape.end());
     if (shape.empty())
       shape.push_back(1);
@@ -244,11 +249,6 @@ struct SbpApplyStrategyPass
                             context, {}, {sbp::NdSbpAttr::get(context, nd)}));
       variable->setAttr(sbp::SBPDialect::kPlacementAttrName, placement);
     };
-    if (zero < 0 || zero > 3) {
-      module.emitError() << "ZeRO stage must be 0, 1, 2 or 3, got "
-                         << static_cast<int64_t>(zero);
-      return signalPassFailure();
-    }
     // A user's pin (`oneflow.pinned_sbp = #sbp.nd<[...]>`, written by the
     // Python frontend from module paths) overrides the strategy's choice.
     bool pinsValid = true;

@@ -171,9 +171,29 @@ struct SbpPipelineStagesPass
       return signalPassFailure();
     }
 
+    microbatches = 1;
+    graph.walk([&](Operation *op) {
+      if (std::optional<Provenance> origin = getProvenance(op))
+        microbatches = std::max(microbatches, origin->microbatch + 1);
+    });
     FailureOr<SmallVector<int64_t>> stageOfIndex = annotatedStages(forward);
     if (failed(stageOfIndex))
       return signalPassFailure();
+    if (!stageOfIndex->empty() && memoryLimit > 0) {
+      // The user's cut must fit too.
+      MemoryModel memory = buildMemoryModel(graph, forward);
+      for (auto [stage, range] : llvm::enumerate(stageRanges(*stageOfIndex)))
+        if (range.first >= 0 &&
+            stageMemory(memory, range, stage) > double(memoryLimit)) {
+          forward[range.first]->emitOpError()
+              << "starts pipeline stage " << stage
+              << ", whose estimated memory "
+              << int64_t(stageMemory(memory, range, stage))
+              << " bytes exceeds the memory limit of " << int64_t(memoryLimit)
+              << " bytes per rank";
+          return signalPassFailure();
+        }
+    }
     if (stageOfIndex->empty()) {
       if (int64_t(forward.size()) < stages) {
         graph.emitError() << "cannot cut the graph into " << int64_t(stages)
@@ -181,11 +201,6 @@ struct SbpPipelineStagesPass
                           << forward.size() << " ops";
         return signalPassFailure();
       }
-      microbatches = 1;
-      graph.walk([&](Operation *op) {
-        if (std::optional<Provenance> origin = getProvenance(op))
-          microbatches = std::max(microbatches, origin->microbatch + 1);
-      });
       MemoryModel memory;
       if (memoryLimit > 0)
         memory = buildMemoryModel(graph, forward);
@@ -197,13 +212,19 @@ struct SbpPipelineStagesPass
             << "no cut into " << int64_t(stages)
             << " pipeline stages keeps every stage under the memory limit of "
             << int64_t(memoryLimit) << " bytes per rank";
+        // Each try costs count * n^2 steps: stop at a budget of about a
+        // few seconds rather than search every count of a large graph.
+        double n = double(forward.size()), budget = 4e9, spent = 0;
         int64_t most = std::min<int64_t>(forward.size(), 4 * stages + 64);
-        for (int64_t count = stages + 1; count <= most; ++count)
+        int64_t count = stages + 1;
+        for (; count <= most && spent < budget; ++count) {
+          spent += double(count) * n * n;
           if (balancedStages(forward, count, &memory)) {
             error << "; the smallest stage count that fits is " << count;
             return signalPassFailure();
           }
-        error << "; none of up to " << most << " stages fits";
+        }
+        error << "; none of up to " << count - 1 << " stages fits";
         return signalPassFailure();
       }
       *stageOfIndex = *cut;
@@ -243,6 +264,32 @@ struct SbpPipelineStagesPass
     }
   }
 
+  /// The first and last forward op of each stage ({-1, -1}: none).
+  SmallVector<std::pair<int64_t, int64_t>>
+  stageRanges(ArrayRef<int64_t> stageOfIndex) const {
+    SmallVector<std::pair<int64_t, int64_t>> ranges(stages, {-1, -1});
+    for (auto [index, stage] : llvm::enumerate(stageOfIndex)) {
+      if (ranges[stage].first < 0)
+        ranges[stage].first = index;
+      ranges[stage].second = index;
+    }
+    return ranges;
+  }
+
+  /// The memory estimate of `stage` holding the forward ops `range`.
+  double stageMemory(const MemoryModel &memory,
+                     std::pair<int64_t, int64_t> range, int64_t stage) const {
+    llvm::DenseSet<unsigned> held;
+    double bytes = 0;
+    for (int64_t i = range.first; i <= range.second; ++i)
+      for (unsigned variable : memory.variablesOf[i])
+        if (held.insert(variable).second)
+          bytes += memory.variableBytes[variable];
+    return bytes + (memory.activationPrefix[range.second + 1] -
+                    memory.activationPrefix[range.first]) *
+                       inFlight(stage, stages);
+  }
+
   /// One line per stage: its forward ops and its share of the cost.
   void printReport(func::FuncOp graph, ArrayRef<Operation *> forward,
                    ArrayRef<int64_t> stageOfIndex) {
@@ -259,6 +306,7 @@ struct SbpPipelineStagesPass
       last[stage] = index;
     }
     MemoryModel memory = buildMemoryModel(graph, forward);
+    SmallVector<std::pair<int64_t, int64_t>> ranges = stageRanges(stageOfIndex);
     for (int64_t stage = 0; stage < stages; ++stage) {
       llvm::errs() << llvm::format(
           "stage %lld: forward ops %lld-%lld (%lld ops), cost %.3g (%.1f%%)",
@@ -269,16 +317,8 @@ struct SbpPipelineStagesPass
         llvm::errs() << "\n";
         continue;
       }
-      llvm::DenseSet<unsigned> held;
-      double bytes = 0;
-      for (int64_t i = first[stage]; i <= last[stage]; ++i)
-        for (unsigned variable : memory.variablesOf[i])
-          if (held.insert(variable).second)
-            bytes += memory.variableBytes[variable];
-      bytes += (memory.activationPrefix[last[stage] + 1] -
-                memory.activationPrefix[first[stage]]) *
-               inFlight(stage, stages);
-      llvm::errs() << llvm::format(", memory estimate %.0f bytes\n", bytes);
+      llvm::errs() << llvm::format(", memory estimate %.0f bytes\n",
+                                   stageMemory(memory, ranges[stage], stage));
     }
   }
 

@@ -242,6 +242,10 @@ class Graph:
             return {}
         if self.mesh is None:
             raise CompileError("sbp= pins need a mesh")
+        if "auto" in self.strategy:
+            # The cost-based solve lays out every tensor itself.
+            raise CompileError("sbp= pins apply to the hand strategies "
+                               "(data, tensor), not strategy='auto'")
         names = list(trace_mod.state_names(self.model))
         pins = {}
         for pattern, placement in self.sbp.items():
@@ -281,6 +285,10 @@ class Graph:
         flags = ["--train", f"--loss={t.loss}", "--label=labels"] + t.optimizer.flags()
         micro = t.microbatches
         if self.stages:
+            if micro > 1 and micro != self.stages.microbatches:
+                raise CompileError(
+                    f"Train(microbatches={micro}) and Stages(microbatches="
+                    f"{self.stages.microbatches}) disagree: give them once")
             micro = self.stages.microbatches
             flags += [f"--stages={len(self.stages.split_before) + 1}",
                       f"--schedule={self.stages.schedule}"]

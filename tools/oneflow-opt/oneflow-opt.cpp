@@ -90,8 +90,7 @@ static llvm::cl::opt<std::string> strategyOption(
     llvm::cl::init("data"));
 static llvm::cl::opt<bool> shardOptimizerStateOption(
     "shard-optimizer-state",
-    llvm::cl::desc("Split optimizer state over the data-parallel mesh axes "
-                   "(default on; =false is --zero=0)"),
+    llvm::cl::desc("Deprecated: =false is --zero=0"),
     llvm::cl::init(true));
 static llvm::cl::opt<int64_t> zeroOption(
     "zero",
@@ -319,8 +318,11 @@ static std::optional<int64_t> parseBytes(llvm::StringRef text) {
       {"TiB", 1ll << 40},
       {"TB", 1000000000000ll}};
   for (auto [unit, scale] : units)
-    if (suffix == unit)
-      return int64_t(number) * scale;
+    if (suffix == unit) {
+      if (number > uint64_t(INT64_MAX) / uint64_t(scale))
+        return std::nullopt;
+      return int64_t(number * uint64_t(scale));
+    }
   return std::nullopt;
 }
 
@@ -658,9 +660,10 @@ static LogicalResult runAutoParallelSearch(llvm::StringRef input,
   }
   if (!meshOption.empty() || stagesOption != 1 ||
       microbatchesOption.getNumOccurrences() ||
-      strategyOption.getNumOccurrences()) {
+      strategyOption.getNumOccurrences() ||
+      scheduleOption.getNumOccurrences()) {
     llvm::errs() << "error: --auto-parallel chooses --mesh, --sbp-strategy, "
-                    "--stages and --microbatches itself\n";
+                    "--stages, --microbatches and --schedule itself\n";
     return failure();
   }
   std::string device;
@@ -740,6 +743,31 @@ int main(int argc, char **argv) {
                     "--simulate=CLUSTER.json\n";
     return 1;
   }
+  if (!weightsOption.empty() &&
+      llvm::StringRef(inputFilename).ends_with(".onnx")) {
+    llvm::errs() << "error: --weights gives an MLIR model its variables' "
+                    "data (an ONNX model carries its own)\n";
+    return 1;
+  }
+  if (seedOption.getNumOccurrences() && seedOption < 0) {
+    llvm::errs() << "error: --seed must be a non-negative integer\n";
+    return 1;
+  }
+  if (zeroOption.getNumOccurrences() &&
+      shardOptimizerStateOption.getNumOccurrences() &&
+      (zeroOption == 0) != !shardOptimizerStateOption) {
+    llvm::errs() << "error: --shard-optimizer-state and --zero disagree; "
+                    "use --zero alone\n";
+    return 1;
+  }
+  if ((zeroOption.getNumOccurrences() ||
+       shardOptimizerStateOption.getNumOccurrences()) &&
+      (autoParallelOption || strategyOption == "auto")) {
+    llvm::errs() << "error: --zero is for the hand strategies: "
+                    "--sbp-strategy=auto lays out the optimizer state "
+                    "itself\n";
+    return 1;
+  }
   if (autoParallelOption) {
     if (failed(runAutoParallelSearch(inputFilename, registry)))
       return 1;
@@ -771,12 +799,6 @@ int main(int argc, char **argv) {
     }
     return compileToPlan(inputFilename, outputFilename, registry,
                          emitKind == "cuda-kernels");
-  }
-  if (!weightsOption.empty() &&
-      llvm::StringRef(inputFilename).ends_with(".onnx")) {
-    llvm::errs() << "error: --weights gives an MLIR model its variables' "
-                    "data (an ONNX model carries its own)\n";
-    return 1;
   }
   if (!meshOption.empty() || trainOption)
     return distribute(inputFilename, outputFilename, registry);

@@ -272,8 +272,8 @@ def Recompute : Pass<"oneflow-recompute", "ModuleOp"> {
       the layer; only each layer's inputs and outputs stay alive. A layer is
       the ops whose location names share their module path up to its first
       index (`/blocks.3/attn/MatMul` and `blocks.3.mlp.fc` are in `blocks.3`;
-      without an index, the first component); unnamed ops join the layer of
-      their first operand.
+      without an index, the first component); an unnamed op joins the layer
+      of its first operand whose producer has one (else the unnamed layer).
 
     Ops with memory effects are never recomputed. The loss and gradients
     are unchanged.

@@ -24,4 +24,4 @@
 // RUN: not oneflow-opt %t/gpt.mlir --train --auto-parallel -o /dev/null 2>&1 | FileCheck %s --check-prefix=NODEVICES
 // NODEVICES: error: --auto-parallel needs --devices=N (N >= 1)
 // RUN: not oneflow-opt %t/gpt.mlir --train --auto-parallel --devices=4 --mesh=2 -o /dev/null 2>&1 | FileCheck %s --check-prefix=CONFLICT
-// CONFLICT: error: --auto-parallel chooses --mesh, --sbp-strategy, --stages and --microbatches itself
+// CONFLICT: error: --auto-parallel chooses --mesh, --sbp-strategy, --stages, --microbatches and --schedule itself
