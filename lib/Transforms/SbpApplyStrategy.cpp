@@ -207,15 +207,7 @@ struct SbpApplyStrategyPass
         return signalPassFailure();
       }
 
-    OpBuilder builder(module.getContext());
-    builder.setInsertionPointToStart(module.getBody());
-    auto mesh = sbp::MeshOp::create(
-        builder, module.getLoc(), builder.getStringAttr("mesh"),
-        builder.getDenseI64ArrayAttr(shape), DenseI64ArrayAttr(),
-        builder.getStringAttr(device));
-    SymbolTable(module).insert(mesh);
-    auto placement = FlatSymbolRefAttr::get(mesh.getSymNameAttr());
-    graph->setAttr(sbp::SBPDialect::kPlacementAttrName, placement);
+    FlatSymbolRefAttr placement = placeGraph(module, graph, shape, device);
 
     MLIRContext *context = module.getContext();
     SmallVector<NdSbp> argSbps(graph.getNumArguments(),

@@ -807,21 +807,6 @@ void SbpGraphSolver::write(func::FuncOp graph, FlatSymbolRefAttr placement) {
   }
 }
 
-/// Creates @mesh and places @main on it.
-FlatSymbolRefAttr placeGraph(ModuleOp module, func::FuncOp graph,
-                             ArrayRef<int64_t> shape, StringRef device) {
-  OpBuilder builder(module.getContext());
-  builder.setInsertionPointToStart(module.getBody());
-  auto mesh = sbp::MeshOp::create(
-      builder, module.getLoc(), builder.getStringAttr("mesh"),
-      builder.getDenseI64ArrayAttr(shape), DenseI64ArrayAttr(),
-      builder.getStringAttr(device));
-  SymbolTable(module).insert(mesh);
-  auto placement = FlatSymbolRefAttr::get(mesh.getSymNameAttr());
-  graph->setAttr(sbp::SBPDialect::kPlacementAttrName, placement);
-  return placement;
-}
-
 } // namespace
 
 LogicalResult mlir::oneflow::solveSbpAuto(ModuleOp module,

@@ -2,6 +2,9 @@
 
 #include "SbpUtils.h"
 
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/SymbolTable.h"
+
 #include "llvm/Support/raw_ostream.h"
 
 using namespace mlir;
@@ -100,4 +103,19 @@ NdSbp mlir::oneflow::producedSbp(func::FuncOp graph, Value value,
   if (!sig)
     return broadcastNd(meshRank);
   return sig.getOutputs()[cast<OpResult>(value).getResultNumber()].getValues();
+}
+
+FlatSymbolRefAttr mlir::oneflow::placeGraph(ModuleOp module, func::FuncOp graph,
+                                            ArrayRef<int64_t> shape,
+                                            StringRef device) {
+  OpBuilder builder(module.getContext());
+  builder.setInsertionPointToStart(module.getBody());
+  auto mesh = sbp::MeshOp::create(
+      builder, module.getLoc(), builder.getStringAttr("mesh"),
+      builder.getDenseI64ArrayAttr(shape), DenseI64ArrayAttr(),
+      builder.getStringAttr(device));
+  SymbolTable(module).insert(mesh);
+  auto placement = FlatSymbolRefAttr::get(mesh.getSymNameAttr());
+  graph->setAttr(sbp::SBPDialect::kPlacementAttrName, placement);
+  return placement;
 }

@@ -45,6 +45,11 @@ std::string ndString(ArrayRef<sbp::Sbp> nd);
 /// `[2, 2]` text of a mesh shape.
 std::string meshString(ArrayRef<int64_t> shape);
 
+/// Creates `sbp.mesh @mesh` of `shape` on `device` in `module` and places
+/// `graph` on it; returns the placement.
+FlatSymbolRefAttr placeGraph(ModuleOp module, func::FuncOp graph,
+                             ArrayRef<int64_t> shape, StringRef device);
+
 } // namespace oneflow
 } // namespace mlir
 

@@ -19,12 +19,8 @@ struct PlanSimulation::Impl {
   mlir::oneflow::EmittedPlan emitted;
 };
 
-PlanSimulation::PlanSimulation() : impl(std::make_unique<Impl>()) {}
-PlanSimulation::~PlanSimulation() = default;
-
-std::unique_ptr<PlanSimulation>
-PlanSimulation::create(llvm::StringRef clusterPath, llvm::StringRef jsonPath,
-                       llvm::StringRef tracePath) {
+static std::shared_ptr<::oneflow::cost::Cluster>
+readCluster(llvm::StringRef clusterPath) {
   llvm::Expected<::oneflow::cost::Cluster> cluster =
       ::oneflow::cost::readClusterFile(clusterPath);
   if (!cluster) {
@@ -32,6 +28,18 @@ PlanSimulation::create(llvm::StringRef clusterPath, llvm::StringRef jsonPath,
                  << "\n";
     return nullptr;
   }
+  return std::make_shared<::oneflow::cost::Cluster>(std::move(*cluster));
+}
+
+PlanSimulation::PlanSimulation() : impl(std::make_unique<Impl>()) {}
+PlanSimulation::~PlanSimulation() = default;
+
+std::unique_ptr<PlanSimulation>
+PlanSimulation::create(llvm::StringRef clusterPath, llvm::StringRef jsonPath,
+                       llvm::StringRef tracePath) {
+  std::shared_ptr<::oneflow::cost::Cluster> cluster = readCluster(clusterPath);
+  if (!cluster)
+    return nullptr;
   std::unique_ptr<PlanSimulation> simulation(new PlanSimulation());
   simulation->impl->cluster = std::move(*cluster);
   simulation->impl->jsonPath = jsonPath.str();
@@ -117,18 +125,6 @@ boxingPricer(std::shared_ptr<::oneflow::cost::Cluster> cluster) {
     }
     return ::oneflow::cost::collectiveSeconds(kind, bytes, group, *cluster);
   };
-}
-
-static std::shared_ptr<::oneflow::cost::Cluster>
-readCluster(llvm::StringRef clusterPath) {
-  llvm::Expected<::oneflow::cost::Cluster> cluster =
-      ::oneflow::cost::readClusterFile(clusterPath);
-  if (!cluster) {
-    llvm::errs() << "error: --simulate: " << llvm::toString(cluster.takeError())
-                 << "\n";
-    return nullptr;
-  }
-  return std::make_shared<::oneflow::cost::Cluster>(std::move(*cluster));
 }
 
 bool mlir::oneflow::makePricedReport(llvm::StringRef clusterPath,
