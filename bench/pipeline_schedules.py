@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Pipeline schedules (GPipe, 1F1B) of the GPT-style decoder: bubble
+"""Pipeline schedules (GPipe, 1F1B, interleaved 1F1B) of the GPT-style decoder: bubble
 fraction, peak activation memory per stage and step time, measured from
 `oneflow-run --trace` and simulated from the plan.
 
@@ -26,7 +26,8 @@ steps (all but the first --warmup):
                     block of its measured duration, blocks run in the rank's
                     plan order, F(s,m) after F(s-1,m), B(s,m) after B(s+1,m)
                     and F(s,m); communication is free.
-  theory            (S-1)/(M+S-1), equal stages, free communication, no
+  theory            (S-1)/(V*M+S-1) (V: model chunks per stage, 1 unless
+                    interleaved), equal stages, free communication, no
                     optimizer update.
   memory            the `memory per rank (regsts)` line of oneflow-run: the
                     bytes of activations and temporaries the memory planner
@@ -35,7 +36,8 @@ steps (all but the first --warmup):
                     ends of consecutive steps (last task end over all ranks).
 
   /usr/bin/python3 bench/pipeline_schedules.py --bin build/bin \
-      [--stages 2,4] [--microbatches 4,8] [--steps 5] [--json FILE] [--write] [--spin]
+      [--stages 2,4] [--microbatches 4,8] [--schedules gpipe,1f1b,interleaved]
+      [--virtual-stages 2] [--steps 5] [--json FILE] [--write] [--spin]
 
 Every rank runs a compute and a comm thread. With OpenMPI's default a comm
 thread blocked in MPI_Recv polls; on a small machine (2 cores here) that
@@ -192,7 +194,7 @@ def load_plan(plan_dir):
 # ---------------------------------------------------------------------------
 # Traces and oneflow-run's stderr.
 
-LABEL = re.compile(r"^(fwd|bwd) mb(\d+) ")
+LABEL = re.compile(r"^(fwd|bwd) mb(\d+) (?:v(\d+) )?")
 
 
 def task_label(name):
@@ -203,6 +205,13 @@ def task_label(name):
     if name.startswith("update "):
         return "update", None
     return "other", None
+
+
+def task_chunk(name):
+    """The rank's model chunk of an interleaved pipeline's task ("fwd mb2 v1
+    ..." is chunk 1); 0 for everything else."""
+    m = LABEL.match(name)
+    return int(m.group(3)) if m and m.group(3) else 0
 
 
 def load_trace(path):
@@ -442,13 +451,13 @@ def _arrival(tid, by_id, free, dependencies, time):
 
 def plan_blocks(plan, durations):
     """rank -> [(label, µs)]: the rank's compute tasks in plan order, runs of
-    one label ('fwd', m) / ('bwd', m) / ('update', None) / ('other', None)
-    merged into blocks."""
+    one label ('fwd', m, chunk) / ('bwd', m, chunk) / ('update', None, 0) /
+    ('other', None, 0) merged into blocks."""
     blocks = {}
     for t in plan["tasks"]:
         if t["stream"] != "compute":
             continue
-        label = task_label(t["name"])
+        label = task_label(t["name"]) + (task_chunk(t["name"]),)
         seq = blocks.setdefault(t["rank"], [])
         d = durations.get(t["id"], 0.0)
         if seq and seq[-1][0] == label:
@@ -461,11 +470,33 @@ def plan_blocks(plan, durations):
 def simulate_blocks(plan, durations, stage_of_rank=None):
     """The schedule on the block level: each rank runs its blocks in plan
     order; F(s,m) starts after F(s-1,m), B(s,m) after B(s+1,m) and F(s,m)
-    (stage s = rank unless stage_of_rank says otherwise); communication
-    and the other threads are free. Returns (span µs, {rank: busy µs})."""
+    (stage s = rank unless stage_of_rank says otherwise; in an interleaved
+    pipeline of S stages, chunk v of stage s is model stage v * S + s);
+    communication and the other threads are free. Returns (span µs,
+    {rank: busy µs})."""
     blocks = plan_blocks(plan, durations)
     stage = stage_of_rank or {r: r for r in blocks}
-    stages = sorted(set(stage.values()))
+    count = len(set(stage.values()))
+    chunks = 1 + max((label[2] for seq in blocks.values() for label, _ in seq), default=0)
+    stages = list(range(count * chunks))
+    present = {(label[0], label[2] * count + stage[r], label[1])
+               for r, seq in blocks.items() for label, _ in seq}
+
+    def needs(phase, s, mb):
+        """The blocks (phase, stage, mb) must wait for; a stage's work
+        that has no compute task (the loss's backward can be none) is
+        replaced by what it waits for."""
+        direct = []
+        if phase == "fwd" and s != stages[0]:
+            direct.append(("fwd", s - 1, mb))
+        if phase == "bwd":
+            direct.append(("fwd", s, mb))
+            if s != stages[-1]:
+                direct.append(("bwd", s + 1, mb))
+        out = []
+        for n in direct:
+            out.extend([n] if n in present else needs(*n))
+        return out
     end = {}
     pos = {r: 0 for r in blocks}
     free = {r: 0.0 for r in blocks}
@@ -474,15 +505,9 @@ def simulate_blocks(plan, durations, stage_of_rank=None):
         progress = False
         for r, seq in blocks.items():
             while pos[r] < len(seq):
-                (phase, mb), d = seq[pos[r]]
-                s = stage[r]
-                need = []
-                if phase == "fwd" and s != stages[0]:
-                    need.append(("fwd", s - 1, mb))
-                if phase == "bwd":
-                    need.append(("fwd", s, mb))
-                    if s != stages[-1]:
-                        need.append(("bwd", s + 1, mb))
+                (phase, mb, chunk), d = seq[pos[r]]
+                s = chunk * count + stage[r]
+                need = needs(phase, s, mb)
                 if any(n not in end for n in need):
                     break
                 start = max([free[r]] + [end[n] for n in need])
@@ -499,8 +524,14 @@ def simulate_blocks(plan, durations, stage_of_rank=None):
     return span, busy
 
 
-def theory(stages, microbatches):
-    return (stages - 1) / (microbatches + stages - 1)
+def theory(stages, microbatches, chunks=1):
+    """The bubble's share of the step: (S-1)/(V*M+S-1) (V = 1: 1F1B)."""
+    return (stages - 1) / (chunks * microbatches + stages - 1)
+
+
+def plan_chunks(plan):
+    """Model chunks per rank (interleaved pipelines: V; else 1)."""
+    return 1 + max((task_chunk(t["name"]) for t in plan["tasks"]), default=0)
 
 
 def analyze(plan_dir, trace_path, warmup):
@@ -542,11 +573,13 @@ def prepare(work, batch):
     return model
 
 
-def bench_one(bin_dir, model, work, stages, mb, schedule, steps, warmup, env=None):
+def bench_one(bin_dir, model, work, stages, mb, schedule, steps, warmup, env=None,
+              virtual=2):
     plan = os.path.join(work, f"s{stages}-m{mb}-{schedule}")
+    chunks = virtual if schedule == "interleaved" else 1
     run([os.path.join(bin_dir, "oneflow-opt"), model, "--train", "--label=targets",
          "--optimizer=sgd", "--lr=0.1", f"--microbatches={mb}", f"--stages={stages}",
-         f"--schedule={schedule}", "--emit=plan", "-o", plan])
+         f"--schedule={schedule}", f"--virtual-stages={chunks}", "--emit=plan", "-o", plan])
     trace = plan + ".trace.json"
     out = run([os.path.join(bin_dir, "oneflow-run"), plan,
                "--data", f"tokens={os.path.join(work, 'tokens.npy')}",
@@ -554,8 +587,9 @@ def bench_one(bin_dir, model, work, stages, mb, schedule, steps, warmup, env=Non
                "--steps", str(steps), "--quiet", "--trace", trace], env=env)
     result = analyze(plan, trace, warmup)
     result["memory"] = parse_memory(out.stdout + out.stderr)
-    result.update(stages=stages, microbatches=mb, schedule=schedule,
-                  theory=theory(stages, mb))
+    result.update(stages=stages, microbatches=mb,
+                  schedule=schedule if chunks == 1 else f"{schedule} (V={chunks})",
+                  theory=theory(stages, mb, chunks))
     result.pop("contents")
     return result
 
@@ -574,7 +608,7 @@ def table(results, cpus, steps, warmup, batch, load, spin):
            "blocked MPI receives yield their core (OMPI_MCA_mpi_yield_when_idle=1)."),
         "",
         "| S | M | schedule | step ms | bubble measured: mean (per rank) | simulated: mean "
-        "(per rank) | blocks: mean | theory (S-1)/(M+S-1) | simulated step ms "
+        "(per rank) | blocks: mean | theory (S-1)/(V·M+S-1) | simulated step ms "
         "| message latency µs mean / max | activation bytes per stage |",
         "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |",
     ]
@@ -653,7 +687,9 @@ def main():
     parser.add_argument("--warmup", type=int, default=2)
     parser.add_argument("--stages", default="2,4")
     parser.add_argument("--microbatches", default="4,8")
-    parser.add_argument("--schedules", default="gpipe,1f1b")
+    parser.add_argument("--schedules", default="gpipe,1f1b,interleaved")
+    parser.add_argument("--virtual-stages", type=int, default=2,
+                        help="model chunks per stage of the interleaved schedule")
     parser.add_argument("--batch", type=int, default=8)
     parser.add_argument("--spin", action="store_true",
                         help="keep OpenMPI's polling receives (default: "
@@ -678,7 +714,8 @@ def main():
             for m in mbs:
                 for sched in schedules:
                     load.append(os.getloadavg()[0])
-                    r = bench_one(args.bin, model, work, s, m, sched, args.steps, args.warmup, env)
+                    r = bench_one(args.bin, model, work, s, m, sched, args.steps, args.warmup, env,
+                                  args.virtual_stages)
                     print(f"S={s} M={m} {sched}: measured {mean(r['measured'].values()):.3f} "
                           f"simulated {mean(r['simulated'].values()):.3f} "
                           f"theory {r['theory']:.3f}", file=sys.stderr)

@@ -529,7 +529,8 @@ FailureOr<BuiltPlan> mlir::oneflow::buildPlan(ArrayRef<RankGraph> graphs,
               });
       if (failed(result))
         return failure();
-      // Training work says what it is, for traces: "fwd mb2 ...".
+      // Training work says what it is, for traces: "fwd mb2 ...", and
+      // "fwd mb2 v1 ..." in chunk 1 of an interleaved pipeline's rank.
       if (std::optional<Provenance> origin = getProvenance(&op))
         for (int i = firstTask; i < plan.tasks_size(); ++i) {
           pb::Task *task = plan.mutable_tasks(i);
@@ -537,7 +538,10 @@ FailureOr<BuiltPlan> mlir::oneflow::buildPlan(ArrayRef<RankGraph> graphs,
               origin->phase == "update"
                   ? std::string("update ")
                   : (origin->phase == "forward" ? "fwd mb" : "bwd mb") +
-                        std::to_string(origin->microbatch) + " ";
+                        std::to_string(origin->microbatch) + " " +
+                        (origin->chunk ? "v" + std::to_string(origin->chunk) +
+                                             " "
+                                       : "");
           task->set_name(work + task->name());
         }
     }

@@ -278,11 +278,20 @@ private:
     return writers;
   }
 
-  /// Phase and micro-batch: ops of different ones never share a kernel.
-  static std::pair<StringRef, int64_t> phaseOf(Operation *op) {
+  /// Phase, micro-batch and model chunk (interleaved pipelines): ops of
+  /// different ones never share a kernel.
+  struct Phase {
+    StringRef first;
+    int64_t second = 0, chunk = 0;
+    bool operator==(const Phase &other) const {
+      return first == other.first && second == other.second &&
+             chunk == other.chunk;
+    }
+  };
+  static Phase phaseOf(Operation *op) {
     if (std::optional<Provenance> p = getProvenance(op))
-      return {p->phase, p->microbatch};
-    return {"", 0};
+      return {p->phase, p->microbatch, p->chunk};
+    return {"", 0, 0};
   }
 
   /// Ops of different phases or micro-batches never share a kernel, but

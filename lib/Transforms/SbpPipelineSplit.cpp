@@ -7,16 +7,17 @@
 // so the same SBP piece); collectives move to their stage's ranks. Ops that
 // depend on no staged op (input slices, constants, variables read by every
 // stage, the optimizer's step count) are copied into each stage that uses
-// them. Then each rank's program is put in its schedule's order, which the
-// runtime follows: GPipe (every micro-batch's forward, then every
-// backward) or 1F1B (S - 1 - s forwards to fill the pipe, then one forward
-// and one backward in turn, then the remaining backwards).
+// them. With an interleaved schedule the graph is cut into S * V chunks and
+// rank s holds chunks s, s + S, ... (V of them). Then each rank's program
+// is put in its schedule's order (PipelineSchedule.h), which the runtime
+// follows.
 //
 //===----------------------------------------------------------------------===//
 
 #include "oneflow/Dialect/OneFlow/OneFlowDialect.h"
 #include "oneflow/Dialect/SBP/SBPDialect.h"
 #include "oneflow/Transforms/Passes.h"
+#include "oneflow/Transforms/PipelineSchedule.h"
 #include "oneflow/Transforms/Provenance.h"
 #include "llvm/ADT/MapVector.h"
 
@@ -41,19 +42,25 @@ using namespace mlir;
 using namespace mlir::oneflow;
 
 namespace {
-/// Splits one device's program into its stages' programs.
+/// Splits one device's program into its stages' programs. Ops carry the
+/// model chunk they are on (`oneflow.stage`); chunk c runs on stage
+/// c mod S, as its chunk c / S (its virtual stage).
 class StageSplitter {
 public:
   StageSplitter(func::FuncOp graph, int64_t device, int64_t numDevices,
-                int64_t numStages, int64_t &nextTag, int64_t tagStride)
+                int64_t numStages, int64_t virtualStages, int64_t &nextTag,
+                int64_t tagStride)
       : graph(graph), device(device), numDevices(numDevices),
-        numStages(numStages), nextTag(nextTag), tagStride(tagStride),
-        builder(graph.getContext()) {}
+        numStages(numStages), numChunks(numStages * virtualStages),
+        nextTag(nextTag), tagStride(tagStride), builder(graph.getContext()) {}
 
   FailureOr<SmallVector<func::FuncOp>> run();
 
 private:
   int64_t rankOf(int64_t stage) const { return stage * numDevices + device; }
+  int64_t stageOfChunk(int64_t chunk) const { return chunk % numStages; }
+  /// Records the rank's chunk an op of model chunk `chunk` runs in.
+  void setChunk(Operation *op, int64_t chunk) const;
   LogicalResult placeOps();
   void shareUpdate(Block &body, StringRef name,
                    const std::set<int64_t> &readers);
@@ -61,11 +68,11 @@ private:
   FailureOr<Operation *> cloneInto(Operation &op, int64_t stage);
 
   func::FuncOp graph;
-  int64_t device, numDevices, numStages;
+  int64_t device, numDevices, numStages, numChunks;
   int64_t &nextTag;
   int64_t tagStride;
   OpBuilder builder;
-  /// The stage of each placed op; replicable ops are absent.
+  /// The model chunk of each placed op; replicable ops are absent.
   llvm::DenseMap<Operation *, int64_t> stageOf;
   llvm::DenseSet<Operation *> replicable;
   /// The update of a parameter read on several stages runs on each of
@@ -100,19 +107,19 @@ LogicalResult StageSplitter::placeOps() {
   // user's stage, or their producers' latest when nothing uses them.
   for (Operation &op : body.without_terminator())
     if (auto stage = op.getAttrOfType<IntegerAttr>(kStageAttrName)) {
-      if (stage.getInt() < 0 || stage.getInt() >= numStages)
+      if (stage.getInt() < 0 || stage.getInt() >= numChunks)
         return op.emitOpError() << "is on stage " << stage.getInt() << " of a "
-                                << numStages << "-stage pipeline";
+                                << numChunks << "-stage pipeline";
       stageOf[&op] = stage.getInt();
     }
   for (Operation &op : llvm::reverse(body.without_terminator())) {
     if (stageOf.count(&op) || replicable.contains(&op))
       continue;
-    int64_t stage = numStages;
+    int64_t stage = numChunks;
     for (Operation *user : op.getUsers())
       if (auto it = stageOf.find(user); it != stageOf.end())
         stage = std::min(stage, it->second);
-    if (stage < numStages)
+    if (stage < numChunks)
       stageOf[&op] = stage;
   }
   for (Operation &op : body.without_terminator()) {
@@ -147,7 +154,7 @@ LogicalResult StageSplitter::placeOps() {
       if (replicable.contains(user))
         users.append(user->user_begin(), user->user_end());
       else if (auto it = stageOf.find(user); it != stageOf.end())
-        readers.insert(it->second);
+        readers.insert(stageOfChunk(it->second));
     }
     if (readers.size() < 2)
       continue;
@@ -185,9 +192,18 @@ void StageSplitter::shareUpdate(Block &body, StringRef name,
   for (Operation *op : update) {
     SmallVector<int64_t> &extra = extraStagesOf[op];
     for (int64_t stage : readers)
-      if (stage != stageOf.lookup(op) && !llvm::is_contained(extra, stage))
+      if (stage != stageOfChunk(stageOf.lookup(op)) &&
+          !llvm::is_contained(extra, stage))
         extra.push_back(stage);
   }
+}
+
+void StageSplitter::setChunk(Operation *op, int64_t chunk) const {
+  std::optional<Provenance> origin = getProvenance(op);
+  if (!origin || origin->phase == "update" || numChunks == numStages)
+    return;
+  origin->chunk = chunk / numStages;
+  setProvenance(op, *origin);
 }
 
 FailureOr<Operation *> StageSplitter::cloneInto(Operation &op, int64_t stage) {
@@ -221,7 +237,7 @@ FailureOr<Value> StageSplitter::valueIn(Value value, int64_t stage) {
     return mappings[stage].lookup(value);
   }
   // Computed on another stage: sent from there, received here.
-  int64_t from = stageOf.lookup(producer);
+  int64_t from = stageOfChunk(stageOf.lookup(producer));
   if (from == stage)
     return producer->emitOpError() << "is used before it is computed";
   FailureOr<Value> source = valueIn(value, from);
@@ -231,13 +247,19 @@ FailureOr<Value> StageSplitter::valueIn(Value value, int64_t stage) {
   Location loc = value.getLoc();
   builder.setInsertionPoint(programs[from].getBody().front().getTerminator());
   auto send = sbp::SendOp::create(builder, loc, *source, rankOf(stage), tag);
-  if (std::optional<Provenance> origin = getProvenance(producer))
+  if (std::optional<Provenance> origin = getProvenance(producer)) {
     setProvenance(send, *origin);
+    setChunk(send, stageOf.lookup(producer));
+  }
   builder.setInsertionPoint(programs[stage].getBody().front().getTerminator());
   auto recv =
       sbp::RecvOp::create(builder, loc, value.getType(), rankOf(from), tag);
-  if (std::optional<Provenance> origin = getProvenance(producer))
+  // Its earliest slot is the producer's work (later chunks' forwards and
+  // earlier chunks' backwards come after it); it waits for its first use.
+  if (std::optional<Provenance> origin = getProvenance(producer)) {
     setProvenance(recv, *origin);
+    setChunk(recv, stageOf.lookup(producer));
+  }
   mappings[stage].map(value, recv.getOutput());
   return recv.getOutput();
 }
@@ -273,8 +295,11 @@ FailureOr<SmallVector<func::FuncOp>> StageSplitter::run() {
         replicatedAssigns.push_back(assign);
       continue;
     }
-    if (failed(cloneInto(op, stageOf.lookup(&op))))
+    int64_t chunk = stageOf.lookup(&op);
+    FailureOr<Operation *> clone = cloneInto(op, stageOfChunk(chunk));
+    if (failed(clone))
       return failure();
+    setChunk(*clone, chunk);
     for (int64_t stage : extraStagesOf.lookup(&op))
       if (failed(cloneInto(op, stage)))
         return failure();
@@ -320,30 +345,21 @@ FailureOr<SmallVector<func::FuncOp>> StageSplitter::run() {
 }
 
 /// Orders one stage's program by the schedule. Forward and backward work of
-/// each micro-batch keeps its program order; glue without provenance goes
-/// with the next op that has one.
+/// each micro-batch and chunk keeps its program order; glue without
+/// provenance goes with the next op that has one.
 LogicalResult scheduleProgram(func::FuncOp program, int64_t stage,
-                              int64_t numStages, int64_t microbatches,
-                              StringRef schedule) {
-  // Slot of each (phase, micro-batch) in this stage's order.
-  SmallVector<int64_t> forwardSlot(microbatches), backwardSlot(microbatches);
-  if (schedule == "gpipe") {
-    for (int64_t m = 0; m < microbatches; ++m) {
-      forwardSlot[m] = m;
-      backwardSlot[m] = microbatches + m;
-    }
-  } else {
-    int64_t warmup = std::min(numStages - 1 - stage, microbatches);
-    int64_t slot = 0, nextForward = 0, nextBackward = 0;
-    for (; nextForward < warmup; ++nextForward)
-      forwardSlot[nextForward] = slot++;
-    while (nextBackward < microbatches) {
-      if (nextForward < microbatches)
-        forwardSlot[nextForward++] = slot++;
-      backwardSlot[nextBackward++] = slot++;
-    }
-  }
-  int64_t updateSlot = 2 * microbatches;
+                              int64_t numStages, int64_t virtualStages,
+                              int64_t microbatches, StringRef schedule) {
+  // Slot of each (phase, micro-batch, chunk) in this stage's order.
+  SmallVector<PipelineWork> works = pipelineOrder(
+      schedule, numStages, virtualStages, microbatches, stage);
+  auto slotKey = [&](bool backward, int64_t m, int64_t chunk) {
+    return (int64_t(backward) * microbatches + m) * virtualStages + chunk;
+  };
+  SmallVector<int64_t> slotOf(2 * microbatches * virtualStages, 0);
+  for (auto [slot, work] : llvm::enumerate(works))
+    slotOf[slotKey(work.backward, work.microbatch, work.chunk)] = slot;
+  int64_t updateSlot = works.size();
 
   Block &body = program.getBody().front();
   SmallVector<Operation *> ops;
@@ -355,12 +371,11 @@ LogicalResult scheduleProgram(func::FuncOp program, int64_t stage,
     if (!origin)
       continue;
     int64_t m = std::clamp<int64_t>(origin->microbatch, 0, microbatches - 1);
+    int64_t chunk = std::clamp<int64_t>(origin->chunk, 0, virtualStages - 1);
     if (origin->phase == "update")
       slots[index] = updateSlot;
-    else if (origin->phase == "backward")
-      slots[index] = backwardSlot[m];
     else
-      slots[index] = forwardSlot[m];
+      slots[index] = slotOf[slotKey(origin->phase == "backward", m, chunk)];
   }
   // Glue follows the next op with a slot (what it feeds).
   int64_t next = updateSlot;
@@ -457,9 +472,9 @@ struct SbpPipelineSplitPass
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    if (schedule != "gpipe" && schedule != "1f1b") {
-      module.emitError() << "unknown pipeline schedule '" << schedule
-                         << "' (expected gpipe or 1f1b)";
+    if (!isPipelineSchedule(schedule)) {
+      module.emitError() << checkPipelineSchedule(schedule, stages,
+                                                  virtualStages, 1);
       return signalPassFailure();
     }
     auto count =
@@ -497,16 +512,22 @@ struct SbpPipelineSplitPass
         if (std::optional<Provenance> origin = getProvenance(op))
           microbatches = std::max(microbatches, origin->microbatch + 1);
       });
+    if (std::string problem = checkPipelineSchedule(schedule, stages,
+                                                    virtualStages, microbatches);
+        !problem.empty()) {
+      module.emitError() << problem;
+      return signalPassFailure();
+    }
     SmallVector<func::FuncOp> split;
     for (auto [device, graph] : llvm::enumerate(graphs)) {
-      StageSplitter splitter(graph, device, numDevices, stages, nextTag,
-                             tagStride);
+      StageSplitter splitter(graph, device, numDevices, stages, virtualStages,
+                             nextTag, tagStride);
       FailureOr<SmallVector<func::FuncOp>> programs = splitter.run();
       if (failed(programs))
         return signalPassFailure();
       for (auto [stage, program] : llvm::enumerate(*programs)) {
-        if (failed(scheduleProgram(program, stage, stages, microbatches,
-                                   schedule)))
+        if (failed(scheduleProgram(program, stage, stages, virtualStages,
+                                   microbatches, schedule)))
           return signalPassFailure();
         if (shared) {
           SmallVector<int64_t> members;

@@ -11,6 +11,7 @@
 
 #include "oneflow/Dialect/OneFlow/OneFlowDialect.h"
 #include "oneflow/Transforms/Passes.h"
+#include "oneflow/Transforms/PipelineSchedule.h"
 #include "oneflow/Transforms/Provenance.h"
 
 #include "mlir/IR/Builders.h"
@@ -128,11 +129,20 @@ struct SbpPipelineStagesPass
     : public oneflow::impl::SbpPipelineStagesBase<SbpPipelineStagesPass> {
   using Base::Base;
 
-  /// Micro-batches whose activations stage `stage` of `count` holds at once.
-  double inFlight(int64_t stage, int64_t count) const {
-    if (schedule == "gpipe")
-      return double(microbatches);
-    return double(std::min<int64_t>(microbatches, count - stage));
+  /// Model chunks of a cut into `count` stages (V per stage).
+  int64_t chunksOf(int64_t count) const { return count * virtualStages; }
+
+  /// Micro-batches whose activations chunk `chunk` of a cut into `count`
+  /// stages holds at once (one chunk per stage unless interleaved).
+  double inFlight(int64_t chunk, int64_t count) const {
+    SmallVector<PipelineWork> order = pipelineOrder(
+        schedule, count, virtualStages, microbatches, chunk % count);
+    return double(peakInFlight(order, virtualStages)[chunk / count]);
+  }
+
+  /// What one chunk may hold: an interleaved stage holds V of them.
+  double chunkLimit() const {
+    return double(memoryLimit) / double(virtualStages);
   }
 
   void runOnOperation() override {
@@ -176,6 +186,13 @@ struct SbpPipelineStagesPass
       if (std::optional<Provenance> origin = getProvenance(op))
         microbatches = std::max(microbatches, origin->microbatch + 1);
     });
+    if (std::string problem = checkPipelineSchedule(schedule, stages,
+                                                    virtualStages, microbatches);
+        !problem.empty()) {
+      graph.emitError() << problem;
+      return signalPassFailure();
+    }
+    int64_t chunks = chunksOf(stages);
     FailureOr<SmallVector<int64_t>> stageOfIndex = annotatedStages(forward);
     if (failed(stageOfIndex))
       return signalPassFailure();
@@ -184,20 +201,25 @@ struct SbpPipelineStagesPass
       MemoryModel memory = buildMemoryModel(graph, forward);
       for (auto [stage, range] : llvm::enumerate(stageRanges(*stageOfIndex)))
         if (range.first >= 0 &&
-            stageMemory(memory, range, stage) > double(memoryLimit)) {
-          forward[range.first]->emitOpError()
+            stageMemory(memory, range, stage) > chunkLimit()) {
+          InFlightDiagnostic error =
+              forward[range.first]->emitOpError()
               << "starts pipeline stage " << stage
               << ", whose estimated memory "
               << int64_t(stageMemory(memory, range, stage))
               << " bytes exceeds the memory limit of " << int64_t(memoryLimit)
               << " bytes per rank";
+          if (virtualStages > 1)
+            error << " (" << int64_t(chunkLimit()) << " bytes for each of its "
+                  << int64_t(virtualStages) << " chunks)";
           return signalPassFailure();
         }
     }
     if (stageOfIndex->empty()) {
-      if (int64_t(forward.size()) < stages) {
-        graph.emitError() << "cannot cut the graph into " << int64_t(stages)
-                          << " stages: its forward program has only "
+      if (int64_t(forward.size()) < chunks) {
+        graph.emitError() << "cannot cut the graph into " << chunks
+                          << (virtualStages > 1 ? " chunks" : " stages")
+                          << ": its forward program has only "
                           << forward.size() << " ops";
         return signalPassFailure();
       }
@@ -215,10 +237,16 @@ struct SbpPipelineStagesPass
         // Each try costs count * n^2 steps: stop at a budget of about a
         // few seconds rather than search every count of a large graph.
         double n = double(forward.size()), budget = 4e9, spent = 0;
-        int64_t most = std::min<int64_t>(forward.size(), 4 * stages + 64);
+        int64_t most = std::min<int64_t>(forward.size() / virtualStages,
+                                         4 * stages + 64);
         int64_t count = stages + 1;
         for (; count <= most && spent < budget; ++count) {
-          spent += double(count) * n * n;
+          spent += double(chunksOf(count)) * n * n;
+          // The interleaved order needs M to be a multiple of the stages.
+          if (!checkPipelineSchedule(schedule, count, virtualStages,
+                                     microbatches)
+                   .empty())
+            continue;
           if (balancedStages(forward, count, &memory)) {
             error << "; the smallest stage count that fits is " << count;
             return signalPassFailure();
@@ -267,7 +295,8 @@ struct SbpPipelineStagesPass
   /// The first and last forward op of each stage ({-1, -1}: none).
   SmallVector<std::pair<int64_t, int64_t>>
   stageRanges(ArrayRef<int64_t> stageOfIndex) const {
-    SmallVector<std::pair<int64_t, int64_t>> ranges(stages, {-1, -1});
+    SmallVector<std::pair<int64_t, int64_t>> ranges(chunksOf(stages),
+                                                    {-1, -1});
     for (auto [index, stage] : llvm::enumerate(stageOfIndex)) {
       if (ranges[stage].first < 0)
         ranges[stage].first = index;
@@ -293,8 +322,9 @@ struct SbpPipelineStagesPass
   /// One line per stage: its forward ops and its share of the cost.
   void printReport(func::FuncOp graph, ArrayRef<Operation *> forward,
                    ArrayRef<int64_t> stageOfIndex) {
-    SmallVector<double> cost(stages, 0);
-    SmallVector<int64_t> first(stages, -1), last(stages, -1);
+    int64_t chunks = chunksOf(stages);
+    SmallVector<double> cost(chunks, 0);
+    SmallVector<int64_t> first(chunks, -1), last(chunks, -1);
     double total = 0;
     for (auto [index, op] : llvm::enumerate(forward)) {
       double c = opCost(op);
@@ -307,10 +337,13 @@ struct SbpPipelineStagesPass
     }
     MemoryModel memory = buildMemoryModel(graph, forward);
     SmallVector<std::pair<int64_t, int64_t>> ranges = stageRanges(stageOfIndex);
-    for (int64_t stage = 0; stage < stages; ++stage) {
+    for (int64_t stage = 0; stage < chunks; ++stage) {
+      if (virtualStages > 1)
+        llvm::errs() << "chunk " << stage / stages << " of ";
       llvm::errs() << llvm::format(
           "stage %lld: forward ops %lld-%lld (%lld ops), cost %.3g (%.1f%%)",
-          (long long)stage, (long long)first[stage], (long long)last[stage],
+          (long long)(virtualStages > 1 ? stage % stages : stage),
+          (long long)first[stage], (long long)last[stage],
           (long long)(last[stage] - first[stage] + 1), cost[stage],
           total > 0 ? 100.0 * cost[stage] / total : 0.0);
       if (first[stage] < 0) {
@@ -336,10 +369,12 @@ struct SbpPipelineStagesPass
     for (Operation *op : forward) {
       if (Attribute attr = op->getAttr(kStageAttrName)) {
         auto stage = dyn_cast<IntegerAttr>(attr);
-        if (!stage || stage.getInt() < 0 || stage.getInt() >= stages)
+        int64_t chunks = chunksOf(stages);
+        if (!stage || stage.getInt() < 0 || stage.getInt() >= chunks)
           return op->emitOpError()
-                 << "has stage annotation " << attr
-                 << ", which is not a valid stage (0 to " << stages - 1 << ")";
+                 << "has stage annotation " << attr << ", which is not a valid "
+                 << (virtualStages > 1 ? "chunk" : "stage") << " (0 to "
+                 << chunks - 1 << ")";
         current = stage.getInt();
       }
       for (Value operand : op->getOperands())
@@ -356,12 +391,16 @@ struct SbpPipelineStagesPass
     return result;
   }
 
-  /// The contiguous cut of the forward program into `count` pieces that
-  /// minimizes the costliest piece; with `memory`, among the cuts whose
-  /// every stage fits the memory limit (none when no cut does).
+  /// The contiguous cut of the forward program into the chunks of
+  /// `numStages` stages that minimizes the costliest chunk; with `memory`, among the
+  /// cuts whose every chunk fits its memory limit (none when no cut does).
   std::optional<SmallVector<int64_t>>
-  balancedStages(ArrayRef<Operation *> forward, int64_t count,
+  balancedStages(ArrayRef<Operation *> forward, int64_t numStages,
                  const MemoryModel *memory) {
+    int64_t count = chunksOf(numStages);
+    SmallVector<double> chunkInFlight;
+    for (int64_t chunk = 0; chunk < count; ++chunk)
+      chunkInFlight.push_back(inFlight(chunk, numStages));
     int64_t n = forward.size();
     SmallVector<double> prefix(n + 1, 0);
     for (int64_t i = 0; i < n; ++i)
@@ -396,8 +435,7 @@ struct SbpPipelineStagesPass
           if (memory) {
             double activations =
                 memory->activationPrefix[i] - memory->activationPrefix[j];
-            if (variables + activations * inFlight(s - 1, count) >
-                double(memoryLimit))
+            if (variables + activations * chunkInFlight[s - 1] > chunkLimit())
               continue;
           }
           double cost = std::max(best[s - 1][j], piece);

@@ -236,10 +236,17 @@ static llvm::cl::opt<std::string> memoryLimitOption(
                    "under it, or fails naming the smallest --stages that "
                    "fits"),
     llvm::cl::init(""), llvm::cl::cat(pipelineCategory));
-static llvm::cl::opt<std::string>
-    scheduleOption("schedule",
-                   llvm::cl::desc("Pipeline schedule: 1f1b or gpipe"),
-                   llvm::cl::init("1f1b"), llvm::cl::cat(pipelineCategory));
+static llvm::cl::opt<std::string> scheduleOption(
+    "schedule",
+    llvm::cl::desc("Pipeline schedule: 1f1b, gpipe or interleaved (1F1B "
+                   "over --virtual-stages model chunks per stage)"),
+    llvm::cl::init("1f1b"), llvm::cl::cat(pipelineCategory));
+static llvm::cl::opt<int64_t> virtualStagesOption(
+    "virtual-stages",
+    llvm::cl::desc("With --schedule=interleaved: model chunks per stage (the "
+                   "graph is cut into stages x virtual-stages chunks, chunk "
+                   "c on stage c mod stages)"),
+    llvm::cl::init(1), llvm::cl::cat(pipelineCategory));
 
 static llvm::cl::OptionCategory autoCategory("Automatic parallelism");
 static llvm::cl::opt<bool> autoParallelOption(
@@ -395,6 +402,7 @@ static LogicalResult addCompilePasses(PassManager &pm) {
     oneflow::SbpPipelineStagesOptions stages;
     stages.stages = stagesOption;
     stages.schedule = scheduleOption;
+    stages.virtualStages = virtualStagesOption;
     std::optional<int64_t> limit = parseBytes(memoryLimitOption);
     if (!limit) {
       llvm::errs() << "error: --memory-limit: '" << memoryLimitOption
@@ -585,6 +593,7 @@ static int compileToPlan(llvm::StringRef input, llvm::StringRef outputDir,
     oneflow::SbpPipelineSplitOptions split;
     split.stages = stagesOption;
     split.schedule = scheduleOption;
+    split.virtualStages = virtualStagesOption;
     // CUDA plans' sends and receives are NCCL calls, matched by order.
     split.matchReceiveOrder = device == "cuda";
     pm.addPass(oneflow::createSbpPipelineSplit(split));
@@ -661,7 +670,8 @@ static LogicalResult runAutoParallelSearch(llvm::StringRef input,
   if (!meshOption.empty() || stagesOption != 1 ||
       microbatchesOption.getNumOccurrences() ||
       strategyOption.getNumOccurrences() ||
-      scheduleOption.getNumOccurrences()) {
+      scheduleOption.getNumOccurrences() ||
+      virtualStagesOption.getNumOccurrences()) {
     llvm::errs() << "error: --auto-parallel chooses --mesh, --sbp-strategy, "
                     "--stages, --microbatches and --schedule itself\n";
     return failure();
@@ -779,6 +789,12 @@ int main(int argc, char **argv) {
       strategyOption != "auto") {
     llvm::errs() << "error: --simulate replays a plan: add --emit=plan -o "
                     "DIR (or prices the boxings of --sbp-report)\n";
+    return 1;
+  }
+  if ((virtualStagesOption != 1 || scheduleOption == "interleaved") &&
+      stagesOption <= 1) {
+    llvm::errs() << "error: --schedule=interleaved and --virtual-stages "
+                    "interleave the stages of a pipeline: add --stages\n";
     return 1;
   }
   if (!memoryLimitOption.empty() && stagesOption <= 1) {

@@ -338,14 +338,20 @@ def SbpPipelineStages : Pass<"sbp-pipeline-stages", "ModuleOp"> {
     count) stay unplaced: every stage that needs them computes its own copy.
     The provenance oneflow-autodiff records says which op is which.
 
+    With `virtual-stages` V > 1 (the interleaved schedule) the program is
+    cut into `stages` * V chunks, and chunk c will run on stage c mod S: the
+    stage attribute then names the chunk.
+
     With `memory-limit`, a stage's estimated memory must fit: every
     variable its forward ops read (a trained one twice, for its gradient,
     plus its optimizer state), plus the activations of one micro-batch that
     the backward reads, times the micro-batches in flight on that stage
-    (GPipe: all of them; 1F1B: S - s on stage s). The estimate is for one
-    device per stage: data and tensor parallelism inside a stage only
-    lower it. When no cut into `stages` fits, the error gives the smallest
-    stage count that does.
+    (GPipe: all of them; 1F1B: S - s on stage s; interleaved: what the
+    schedule's order keeps of each chunk, PipelineSchedule.h). The estimate
+    is for one device per stage: data and tensor parallelism inside a stage
+    only lower it. An interleaved rank holds V chunks, each of which must
+    fit 1/V of the limit (the sum then fits). When no cut into `stages`
+    fits, the error gives the smallest stage count that does.
   }];
   let options = [
     Option<"stages", "stages", "int64_t", /*default=*/"2",
@@ -357,8 +363,12 @@ def SbpPipelineStages : Pass<"sbp-pipeline-stages", "ModuleOp"> {
            "every stage's estimate under it or fails naming the smallest "
            "stage count that fits">,
     Option<"schedule", "schedule", "std::string", /*default=*/"\"1f1b\"",
-           "gpipe or 1f1b: how many micro-batches' activations a stage "
-           "holds (all of them, or S - s on stage s)">,
+           "gpipe, 1f1b or interleaved: how many micro-batches' activations "
+           "a stage holds (all of them, S - s on stage s, or what the "
+           "interleaved order keeps)">,
+    Option<"virtualStages", "virtual-stages", "int64_t", /*default=*/"1",
+           "Model chunks per stage (interleaved schedule): the cut makes "
+           "stages * virtual-stages of them">,
   ];
 }
 
@@ -372,12 +382,20 @@ def SbpPipelineSplit : Pass<"sbp-pipeline-split", "ModuleOp"> {
     producer's rank and received (`sbp.recv`) by the consumer's; collectives
     move to their stage's ranks; ops that depend on no staged op (input
     slices, constants, replicated state) are copied where needed; a trained
-    parameter used by two stages is an error. Each program is then ordered
+    parameter read on several stages lives on each of them (its summed
+    gradient reaches each, and every copy takes the same update). Each
+    program is then ordered
     by the `schedule`, which the runtime follows:
 
     - `gpipe`: the forward work of every micro-batch, then every backward.
     - `1f1b`: S - 1 - s forwards to fill the pipeline, then one forward and
       one backward in turn, then the remaining backwards.
+    - `interleaved` (Megatron-LM's interleaved 1F1B): the graph was cut into
+      S * V chunks (sbp-pipeline-stages with `virtual-stages`); stage s
+      holds chunks s, s + S, ..., and runs them in groups of S micro-batches
+      per chunk, (S - 1 - s) * 2 + (V - 1) * S forwards ahead, then one
+      forward and one backward in turn: a bubble of (S - 1) / (V * M)
+      instead of (S - 1) / M. M must be a multiple of S.
 
     The optimizer update comes last. Outputs (the loss) are sent to rank 0.
   }];
@@ -385,7 +403,9 @@ def SbpPipelineSplit : Pass<"sbp-pipeline-split", "ModuleOp"> {
     Option<"stages", "stages", "int64_t", /*default=*/"2",
            "Number of pipeline stages">,
     Option<"schedule", "schedule", "std::string", /*default=*/"\"1f1b\"",
-           "gpipe or 1f1b">,
+           "gpipe, 1f1b or interleaved">,
+    Option<"virtualStages", "virtual-stages", "int64_t", /*default=*/"1",
+           "Model chunks per stage (interleaved schedule)">,
     Option<"matchReceiveOrder", "match-receive-order", "bool",
            /*default=*/"false",
            "Put each rank's receives from a peer in the order the peer sends "

@@ -28,6 +28,9 @@ struct Provenance {
   StringRef phase; // "forward", "backward" or "update"
   int64_t opIndex = -1;
   int64_t microbatch = 0;
+  /// The model chunk (virtual stage) of its rank an interleaved pipeline
+  /// runs it in; 0 otherwise.
+  int64_t chunk = 0;
 };
 
 namespace detail {
@@ -60,9 +63,11 @@ inline std::optional<Provenance> getProvenance(Operation *op) {
   if (!dict)
     return std::nullopt;
   auto values = cast<ArrayAttr>(dict.get(detail::kProvenanceKey));
-  return Provenance{cast<StringAttr>(values[0]).getValue(),
-                    cast<IntegerAttr>(values[1]).getInt(),
-                    cast<IntegerAttr>(values[2]).getInt()};
+  return Provenance{
+      cast<StringAttr>(values[0]).getValue(),
+      cast<IntegerAttr>(values[1]).getInt(),
+      cast<IntegerAttr>(values[2]).getInt(),
+      values.size() > 3 ? cast<IntegerAttr>(values[3]).getInt() : 0};
 }
 
 /// Records `provenance` on `op` (replacing an earlier record).
@@ -71,9 +76,13 @@ inline void setProvenance(Operation *op, const Provenance &provenance) {
   if (detail::provenanceDict(loc))
     loc = cast<FusedLoc>(loc).getLocations().front();
   Builder b(op->getContext());
-  auto record = b.getArrayAttr({b.getStringAttr(provenance.phase),
-                                b.getI64IntegerAttr(provenance.opIndex),
-                                b.getI64IntegerAttr(provenance.microbatch)});
+  SmallVector<Attribute, 4> fields = {
+      b.getStringAttr(provenance.phase),
+      b.getI64IntegerAttr(provenance.opIndex),
+      b.getI64IntegerAttr(provenance.microbatch)};
+  if (provenance.chunk != 0)
+    fields.push_back(b.getI64IntegerAttr(provenance.chunk));
+  auto record = b.getArrayAttr(fields);
   auto dict =
       b.getDictionaryAttr(b.getNamedAttr(detail::kProvenanceKey, record));
   op->setLoc(FusedLoc::get(op->getContext(), {loc}, dict));

@@ -9,16 +9,19 @@ printed as parseable lines (the analysis is bench/pipeline_schedules.py's).
       bubble measured: MEAN (PER RANK): within (0, 1) | OUT OF RANGE
       bubble simulated: ...             (plan replay, unlimited cores)
       bubble blocks: ...                (block-level schedule simulation)
-      bubble theory: (S-1)/(M+S-1)
+      bubble theory: (S-1)/(V*M+S-1)  (V: chunks per rank; 1 unless interleaved)
     exits 1 when a rank lacks a micro-batch's forward or backward, sends or
     receives, the ranks are not 0..S-1, or a bubble is outside (0, 1).
 
   schedule_stats.py uniform PLAN_DIR --microbatches M
       uniform costs: plan replay BUBBLE; blocks BUBBLE; theory BUBBLE
+      idle per work: plan replay RATIO; (S-1)/(V*M) RATIO: within 0.05 | OFF
     the simulations with every micro-batch's forward costing 1 and backward 2
-    on every stage (spread evenly over its tasks), everything else free: the
-    block simulation must give the theory exactly, the plan replay at most
-    it (finer dependencies can overlap a little).
+    on every stage (1/V and 2/V per chunk, spread evenly over its tasks),
+    everything else free: the block simulation must give the theory exactly,
+    the plan replay at most it (finer dependencies can overlap a little).
+    The second line is the bubble as Megatron-LM states it, idle time over
+    work time, against (S-1)/(V*M).
 
   schedule_stats.py memory GPIPE.log 1F1B.log
       stage S: gpipe BYTES 1f1b BYTES: lower | equal | HIGHER
@@ -44,7 +47,9 @@ def block_order(events, rank):
         phase, mb = ps.task_label(e["name"])
         if phase == "other":
             continue
-        word = {"fwd": "F", "bwd": "B"}.get(phase, "U") + ("" if mb is None else str(mb))
+        chunk = ps.task_chunk(e["name"])
+        word = ({"fwd": "F", "bwd": "B"}.get(phase, "U") + ("" if mb is None else str(mb))
+                + (f"v{chunk}" if chunk else ""))
         if not order or order[-1] != word:
             order.append(word)
     return order
@@ -78,30 +83,40 @@ def cmd_trace(args):
         ok &= good
         print(f"bubble {key}: {ps.mean(values.values()):.3f} ({ps.fmt_ranks(values)}): "
               f"{'within (0, 1)' if good else 'OUT OF RANGE'}")
-    print(f"bubble theory: {ps.theory(len(ranks), args.microbatches):.3f}")
+    plan = ps.load_plan(args.plan)
+    print(f"bubble theory: {ps.theory(len(ranks), args.microbatches, ps.plan_chunks(plan)):.3f}")
     return 0 if ok else 1
 
 
 def cmd_uniform(args):
     plan = ps.load_plan(args.plan)
+    chunks = ps.plan_chunks(plan)
+
+    def key(t):
+        return (t["rank"], ps.task_label(t["name"]), ps.task_chunk(t["name"]))
+
     count = {}
     for t in plan["tasks"]:
         if t["stream"] == "compute":
-            key = (t["rank"], ps.task_label(t["name"]))
-            count[key] = count.get(key, 0) + 1
+            count[key(t)] = count.get(key(t), 0) + 1
     durations = {}
     for t in plan["tasks"]:
         if t["stream"] == "compute":
-            label = ps.task_label(t["name"])
-            cost = {"fwd": 1.0, "bwd": 2.0}.get(label[0], 0.0)
-            durations[t["id"]] = cost / count[(t["rank"], label)]
+            cost = {"fwd": 1.0, "bwd": 2.0}.get(ps.task_label(t["name"])[0], 0.0) / chunks
+            durations[t["id"]] = cost / count[key(t)]
     span, busy, _ = ps.simulate_plan(plan, durations)
     bspan, bbusy = ps.simulate_blocks(plan, durations)
     replay = ps.mean(1 - b / span for b in busy.values())
     blocks = ps.mean(1 - b / bspan for b in bbusy.values())
-    want = ps.theory(plan["num_ranks"], args.microbatches)
+    stages = plan["num_ranks"]
+    want = ps.theory(stages, args.microbatches, chunks)
     print(f"uniform costs: plan replay {replay:.4f}; blocks {blocks:.4f}; theory {want:.4f}")
-    return 0 if abs(blocks - want) < 1e-9 and replay <= want + 1e-9 else 1
+    ratio = ps.mean(span / b - 1 for b in busy.values())
+    megatron = (stages - 1) / (chunks * args.microbatches)
+    close = abs(ratio - megatron) <= 0.05
+    print(f"idle per work: plan replay {ratio:.4f}; (S-1)/(V*M) {megatron:.4f}: "
+          f"{'within 0.05' if close else 'OFF'}")
+    return 0 if abs(blocks - want) < 1e-9 and replay <= want + 1e-9 and close else 1
 
 
 def cmd_memory(args):
