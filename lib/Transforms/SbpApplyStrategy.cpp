@@ -37,6 +37,13 @@ bool keepsFeatureSplit(Operation *op) {
              BatchMatmulOp, SqueezeOp, UnsqueezeOp, FlattenOp>(op);
 }
 
+/// The parameter `value` reads, also through a cast to a lower precision.
+VariableOp parameterOf(Value value) {
+  if (auto cast = value.getDefiningOp<CastOp>())
+    value = cast.getX();
+  return value.getDefiningOp<VariableOp>();
+}
+
 /// The tensor-parallel pins of one mesh axis: weight splits of matmuls,
 /// alternating column/row along chains, and vocabulary splits of embeddings.
 class TensorParallelPlanner {
@@ -59,7 +66,7 @@ public:
 
 private:
   void planMatmul(Operation *op, Value input, Value weight, bool transposed) {
-    if (!weight.getDefiningOp<VariableOp>())
+    if (!parameterOf(weight))
       return;
     int64_t rank = cast<RankedTensorType>(weight.getType()).getRank();
     // The weight is [..., K, N] (or [..., N, K] when transposed).
@@ -74,7 +81,7 @@ private:
 
   /// Pins `weight` split along `dim` when the mesh axis divides it.
   bool pin(Value weight, int64_t dim) {
-    auto variable = weight.getDefiningOp<VariableOp>();
+    VariableOp variable = parameterOf(weight);
     auto type = cast<RankedTensorType>(weight.getType());
     if (!variable || type.getDimSize(dim) % devices != 0)
       return false;
@@ -278,6 +285,20 @@ struct SbpApplyStrategyPass
     });
     if (!pinsValid)
       return signalPassFailure();
+    // A parameter read in a lower precision (mixed precision's master
+    // weights) is cast where it is laid out: the cast is part of the read.
+    graph.walk([&](CastOp cast) {
+      auto variable = cast.getX().getDefiningOp<VariableOp>();
+      if (!variable || variable->hasAttr(kStateOfAttrName))
+        return;
+      auto it = sbpOfName.find(variable.getVarName());
+      if (it == sbpOfName.end())
+        return;
+      auto nd = sbp::NdSbpAttr::get(context, it->second);
+      cast->setAttr(sbp::SBPDialect::kSignatureAttrName,
+                    sbp::SignatureAttr::get(context, {nd}, {nd}));
+      cast->setAttr(sbp::SBPDialect::kPlacementAttrName, placement);
+    });
     for (auto &[variable, stored, nd] : gathered)
       gatherPerPhase(variable, stored, nd, placement);
     graph.walk([&](VariableOp variable) {

@@ -218,6 +218,14 @@ static llvm::cl::opt<std::string> recomputeOption(
                    "layer's inputs)"),
     llvm::cl::value_desc("none|selective|full"), llvm::cl::init("none"),
     llvm::cl::cat(trainingCategory));
+static llvm::cl::opt<std::string> precisionOption(
+    "precision",
+    llvm::cl::desc("Compute precision: f32, or bf16 / f16 mixed precision "
+                   "typed like PyTorch's autocast (products in the low type, "
+                   "losses and reductions in f32, f32 master weights and "
+                   "optimizer state)"),
+    llvm::cl::value_desc("f32|bf16|f16"), llvm::cl::init("f32"),
+    llvm::cl::cat(trainingCategory));
 static llvm::cl::list<std::string>
     freezeOption("freeze",
                  llvm::cl::desc("Parameters not to train (comma-separated)"),
@@ -363,6 +371,9 @@ static void addTrainingPasses(PassManager &pm) {
   loss.label = labelOption;
   loss.lossOn = lossOnOption;
   pm.addPass(oneflow::createAddLoss(loss));
+  if (precisionOption != "f32")
+    pm.addPass(oneflow::createMixedPrecision(
+        oneflow::MixedPrecisionOptions{precisionOption}));
   oneflow::AutodiffOptions autodiff;
   autodiff.freeze.assign(freezeOption.begin(), freezeOption.end());
   autodiff.microbatches = microbatchesOption;
@@ -393,6 +404,9 @@ static LogicalResult addCompilePasses(PassManager &pm) {
     pm.addPass(oneflow::createSplitFusedProjections());
   if (trainOption)
     addTrainingPasses(pm);
+  else if (precisionOption != "f32")
+    pm.addPass(oneflow::createMixedPrecision(
+        oneflow::MixedPrecisionOptions{precisionOption}));
   if (stagesOption > 1) {
     if (!trainOption) {
       llvm::errs()
@@ -598,6 +612,8 @@ static int compileToPlan(llvm::StringRef input, llvm::StringRef outputDir,
     split.matchReceiveOrder = device == "cuda";
     pm.addPass(oneflow::createSbpPipelineSplit(split));
   }
+  // bf16/f16 products and reductions accumulate in f32.
+  pm.addPass(oneflow::createWidenLowPrecision());
   if (bucketMbOption < 0) {
     llvm::errs() << "error: --bucket-mb must be >= 0\n";
     return 1;

@@ -248,6 +248,47 @@ def Autodiff : Pass<"oneflow-autodiff", "ModuleOp"> {
   ];
 }
 
+def MixedPrecision : Pass<"oneflow-mixed-precision", "ModuleOp"> {
+  let summary = "Type a graph for bf16 or f16 mixed precision, as autocast";
+  let description = [{
+    Gives @main the types PyTorch's autocast gives a model (its CPU op lists
+    in torch 1.13), before oneflow-autodiff:
+
+    - products (matmul, batch_matmul, conv2d, conv_transpose2d) compute in
+      the low type: their operands are cast to it;
+    - losses (softmax_cross_entropy, mse_loss) compute in f32;
+    - softmax, log_softmax, normalizations, sums and means of a low-type
+      input compute in f32 and give the low type back;
+    - every other op runs in its inputs' type: f32 when a low and an f32
+      tensor meet, the low type when only low tensors do; constants and
+      0-d tensors follow the tensor they meet (PyTorch's scalars), and a
+      parameter added to a product (a linear layer's bias) joins it.
+
+    Parameters stay f32 variables, the master weights: each use reads a cast
+    of them, so their gradients (through the casts), the optimizer state and
+    the update are f32, and checkpoints save them. The graph's results keep
+    their declared types. `precision=f32` changes nothing.
+  }];
+  let options = [
+    Option<"precision", "precision", "std::string", /*default=*/"\"bf16\"",
+           "f32, bf16 or f16">,
+  ];
+}
+
+def WidenLowPrecision : Pass<"oneflow-widen-low-precision", "ModuleOp"> {
+  let summary = "Accumulate bf16 and f16 products and reductions in f32";
+  let description = [{
+    Ops that accumulate (products, convolutions, pooling averages,
+    reductions, softmax, normalizations, losses and their gradients) whose
+    tensors are bf16 or f16 compute in f32: their operands are widened
+    (exactly), the op runs in f32 and each result is rounded back to its
+    type once. This is the numerics of bf16 GEMMs on every device (f32
+    accumulation), lets the CPU call the f32 BLAS, and keeps long sums
+    accurate. Values between ops keep the low type, so activations,
+    messages and kept tensors keep their size.
+  }];
+}
+
 def Recompute : Pass<"oneflow-recompute", "ModuleOp"> {
   let summary = "Recompute forward activations in the backward pass";
   let description = [{

@@ -4,9 +4,10 @@
   losses.py compare METRICS.jsonl REF [--rtol R] [--steps N] [--offset K]
       REF is a .npy of losses or another metrics .jsonl; compares the first
       N losses (all of REF by default), METRICS' step numbers starting at K.
-  losses.py ckpt-matches CKPT DIR [--rtol R]
+  losses.py ckpt-matches CKPT DIR [--rtol R] [--mean]
       Every DIR/NAME.npy equals checkpoint variable NAME (within R times the
-      tensor's largest magnitude).
+      tensor's largest magnitude; with --mean, the mean absolute difference
+      is within R times it).
   losses.py same-onnx A.onnx B.onnx [--rtol R] [--changed-from ORIG.onnx]
       Two models hold the same initializers (and, with --changed-from, every
       one of them differs from ORIG's: training moved it).
@@ -85,7 +86,9 @@ def same_weights(args):
             sys.exit(f"error: {name}: shapes {x.shape} and {y.shape}")
         # Relative to the tensor's scale: elements near zero carry no weight.
         scale = max(float(np.max(np.abs(y))), 1e-6) if y.size else 1.0
-        diff = float(np.max(np.abs(x - y))) / scale if x.size else 0.0
+        if x.shape != y.shape:
+            sys.exit(f"error: {name} has shape {x.shape}, expected {y.shape}")
+        diff = float((np.mean if mean else np.max)(np.abs(x - y))) / scale if x.size else 0.0
         worst = max(worst, diff)
         if diff > rtol:
             sys.exit(f"error: {name} differs (max relative difference {diff:.3g})")
@@ -94,6 +97,9 @@ def same_weights(args):
 
 def ckpt_matches(args):
     rtol = option(args, "--rtol", 1e-5, float)
+    mean = "--mean" in args
+    if mean:
+        args.remove("--mean")
     ckpt, ref = args
     manifest = json.load(open(os.path.join(ckpt, "manifest.json")))
     files = {e["name"]: e["file"] for e in manifest["variables"]}
@@ -105,12 +111,15 @@ def ckpt_matches(args):
         x = np.load(os.path.join(ckpt, files[name])).astype(np.float64)
         y = np.load(os.path.join(ref, name + ".npy")).astype(np.float64)
         scale = max(float(np.max(np.abs(y))), 1e-6)
-        diff = float(np.max(np.abs(x - y))) / scale
+        if x.shape != y.shape:
+            sys.exit(f"error: {name} has shape {x.shape}, expected {y.shape}")
+        diff = float((np.mean if mean else np.max)(np.abs(x - y))) / scale
         worst = max(worst, diff)
         if x.shape != y.shape or diff > rtol:
             sys.exit(f"error: {name} differs (shape {x.shape} vs {y.shape}, "
                      f"max relative difference {diff:.3g})")
-    print(f"checkpoint matches: {len(names)} tensors, max relative difference {worst:.2g}")
+    print(f"checkpoint matches: {len(names)} tensors, {'mean' if mean else 'max'} "
+          f"relative difference {worst:.2g}")
 
 
 def same_onnx(args):
