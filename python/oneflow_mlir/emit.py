@@ -716,11 +716,36 @@ def _adaptive_avg_pool(e, node, _):
     if (oh, ow) == (1, 1):
         return e.op1("global_avg_pool2d", [x], {}, shape, x.dtype)
     if h % oh or w % ow:
-        raise errors.CompileError(
-            f"{e.loc}: adaptive average pooling from {h}x{w} to {oh}x{ow} (not a divisor)")
+        return adaptive_avg_pool_matmul(e, x, shape)
     k = [h // oh, w // ow]
     return e.op1("avg_pool2d", [x], {"kernel": array(k), "strides": array(k),
                                      "pads": array([0, 0, 0, 0])}, shape, x.dtype)
+
+
+def adaptive_pool_matrix(size, out, dtype):
+    """[size, out]: column j averages PyTorch's bin j, rows
+    floor(j * size / out) to ceil((j + 1) * size / out) (bins may overlap)."""
+    m = torch.zeros(size, out, dtype=dtype)
+    for j in range(out):
+        start, end = (j * size) // out, -((-(j + 1) * size) // out)
+        m[start:end, j] = 1.0 / (end - start)
+    return m
+
+
+def adaptive_avg_pool_matmul(e, x, shape):
+    """Adaptive average pooling whose bins are not a regular window
+    (AlexNet's and VGG's 7x7 pool of a smaller map): two products with
+    constant averaging matrices, over the width then the height."""
+    n, c, h, w = x.shape
+    oh, ow = shape[2], shape[3]
+    rows = e.reshape(x, (n * c * h, w))
+    y = e.op1("matmul", [rows, e.constant(adaptive_pool_matrix(w, ow, x.dtype))], {},
+              (n * c * h, ow), x.dtype)
+    y = transpose(e, e.reshape(y, (n * c, h, ow)), [0, 2, 1])
+    y = e.reshape(y, (n * c * ow, h))
+    y = e.op1("matmul", [y, e.constant(adaptive_pool_matrix(h, oh, x.dtype))], {},
+              (n * c * ow, oh), x.dtype)
+    return transpose(e, e.reshape(y, (n, c, ow, oh)), [0, 1, 3, 2])
 
 
 def reduce_axes(v, dims):

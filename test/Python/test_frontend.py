@@ -17,6 +17,7 @@ import os
 import subprocess
 import sys
 import tempfile
+import time
 import unittest
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
@@ -79,6 +80,86 @@ class Inference(unittest.TestCase):
 
     def test_mesh_2x2(self):
         for name in ["mlp", "gpt"] + ARCHITECTURES:
+            with self.subTest(name):
+                self.check(name, **MESH_2X2)
+
+
+# Real torchvision classifiers (random init, eval mode), batch 4 at 64x64,
+# the smallest input every one of them accepts. ViT: torchvision's
+# VisionTransformer class, shrunk (2 layers, hidden 64, 32x32 images of 8x8
+# patches); vit_b_16 itself needs 224x224 and 86M weights.
+TORCHVISION = {
+    "resnet18": {}, "resnext50_32x4d": {}, "mobilenet_v2": {}, "mobilenet_v3_small": {},
+    "efficientnet_b0": {}, "convnext_tiny": {}, "densenet121": {}, "squeezenet1_0": {},
+    "shufflenet_v2_x0_5": {}, "mnasnet0_5": {}, "regnet_y_400mf": {},
+    "googlenet": dict(aux_logits=False, init_weights=True), "alexnet": {}, "vit": {},
+}
+
+
+def torchvision_model(name):
+    """(model, example input) of a real torchvision architecture."""
+    import torchvision
+    torch.manual_seed(4)
+    if name == "vit":
+        from torchvision.models.vision_transformer import VisionTransformer
+        model = VisionTransformer(image_size=32, patch_size=8, num_layers=2, num_heads=2,
+                                  hidden_dim=64, mlp_dim=128)
+        x = torch.randn(4, 3, 32, 32)
+    else:
+        model = getattr(torchvision.models, name)(weights=None, **TORCHVISION[name])
+        x = torch.randn(4, 3, 64, 64)
+    return nontrivial(model).eval(), x
+
+
+def nontrivial(model):
+    """torchvision's initialization, with random normalization parameters
+    and statistics and default-initialized linear heads: as initialized,
+    several models (zero ViT head, MobileNet/EfficientNet/MnasNet's small
+    heads behind unit-variance norms) give outputs of 1e-14 to 1e-8, which
+    any compiled graph would match."""
+    with torch.no_grad():
+        for m in model.modules():
+            if isinstance(m, (nn.BatchNorm2d, nn.LayerNorm)):
+                m.weight.uniform_(0.5, 1.5)
+                m.bias.normal_(0, 0.1)
+            if isinstance(m, nn.BatchNorm2d):
+                m.running_mean.normal_(0, 0.1)
+                m.running_var.uniform_(0.5, 1.5)
+            if isinstance(m, nn.Linear) and float(m.weight.std()) < 0.02:
+                m.reset_parameters()
+    return model
+
+
+class Torchvision(unittest.TestCase):
+    """torchvision.models themselves, traced, compiled and run at one rank
+    and on a 2x2 mesh (data, tensor), against PyTorch's eval outputs."""
+
+    def check(self, name, **options):
+        start = time.time()
+        model, x = torchvision_model(name)
+        with tempfile.TemporaryDirectory() as work:
+            g = ofm.compile(model, (x,), workdir=work, **options)
+            y = g(x)
+        with torch.no_grad():
+            ref = model(x)
+        self.assertEqual(tuple(y.shape), tuple(ref.shape))
+        scale = float(ref.abs().max())
+        self.assertGreater(scale, 1e-2)  # not a degenerate output
+        err = float((y - ref).abs().max()) / scale
+        print(f"torchvision {name} {options.get('mesh', 1)}: max error {err:.2e} of the "
+              f"largest output {scale:.2e} ({time.time() - start:.1f} s)", file=sys.stderr)
+        torch.testing.assert_close(y, ref, rtol=1e-4, atol=1e-5 * scale)
+
+    def test_count(self):
+        self.assertGreaterEqual(len(TORCHVISION), 12)
+
+    def test_one_rank(self):
+        for name in TORCHVISION:
+            with self.subTest(name):
+                self.check(name)
+
+    def test_mesh_2x2(self):
+        for name in TORCHVISION:
             with self.subTest(name):
                 self.check(name, **MESH_2X2)
 
