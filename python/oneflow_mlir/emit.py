@@ -139,7 +139,7 @@ class Emitter:
         self.training = False  # a training-mode trace (dropout, batch norm)
         self.seed = 0
         self.dropouts = 0  # dropout ops so far: the next one's stream
-        self.step = None  # the read of dropout.step
+        self.step = None  # the read of dropout.step (the dropouts' counter)
 
     # -- Emission helpers ---------------------------------------------------
 
@@ -313,13 +313,6 @@ class Emitter:
 
         flat = list(outputs) if isinstance(outputs, (tuple, list)) else [outputs]
         results = [self.value(o) for o in flat]
-        if self.step is not None:
-            # The dropout counter advances once per step.
-            self.loc = "dropout.step"
-            one = self.scalar(1, torch.int64)
-            new = self.op1("add", [self.step, one], {}, (), torch.int64)
-            self.lines.append(f'    "oneflow.assign"({new.name}) {{var_name = "dropout.step"}}'
-                              f' : ({new.type}) -> () loc("dropout.step")')
         return args, results
 
     def evaluate(self, node):
@@ -570,10 +563,14 @@ def _batch_norm(e, node, overload):
     if training and node.args[6] not in (0.1, None) and e.training:
         raise errors.CompileError(
             f"{e.loc}: batch norm momentum {node.args[6]}: training uses PyTorch's default 0.1")
-    if (training and not e.training) or mean is None:
+    if mean is None:
         raise errors.CompileError(
-            f"{e.loc}: batch norm in training mode is traced in eval mode by "
-            "ofm.compile; a norm without running statistics is not supported")
+            f"{e.loc}: a batch norm without running statistics is not supported")
+    if training and not e.training:
+        raise errors.TrainModeError(
+            f"{e.loc}: batch norm in training mode (batch statistics) in an inference "
+            "graph: g(x) follows model.training; call model.eval() before g(x) "
+            "(g.fit trains with batch statistics)")
     c = x.shape[1]
     ones = torch.ones(c, dtype=x.dtype)
     w = e.value(weight) if weight is not None else e.constant(ones)
@@ -945,14 +942,21 @@ def _native_dropout(e, node, _):
 def dropout(e, x, p):
     """oneflow.dropout of x with ratio p: the graph's next stream."""
     if not e.training:
-        raise errors.CompileError(f"{e.loc}: dropout in training mode outside a training graph")
+        raise errors.TrainModeError(
+            f"{e.loc}: dropout (p={p}) in training mode in an inference graph: g(x) "
+            "follows model.training; call model.eval() before g(x) (g.fit trains "
+            "with dropout)")
     if p >= 1:
         raise errors.CompileError(f"{e.loc}: dropout ratio {p} >= 1")
     if e.step is None:
+        # The graph's step counter (read only: the compiler's training
+        # passes advance it once per step, as for ONNX models). No stage:
+        # every pipeline stage keeps and advances its own copy.
         loc, e.loc = e.loc, "dropout.step"
+        stage, e.stage = e.stage, None
         e.step = e.op1("variable", [], {"var_name": '"dropout.step"',
                                         "initializer": "#oneflow.init<zeros>"}, (), torch.int64)
-        e.loc = loc
+        e.loc, e.stage = loc, stage
     pos = positions(e, x.shape)
     y = e.op1("dropout", [x, pos, e.step],
               {"ratio": f64(p), "seed": i64(e.seed), "stream": i64(e.dropouts)}, x.shape, x.dtype)

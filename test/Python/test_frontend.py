@@ -328,6 +328,33 @@ class Dropout(unittest.TestCase):
                                    rtol=1e-5, atol=0)
         self.assertGreater(max(abs(a - b) for a, b in zip(runs[1, 8], runs[1, 7])), 1e-3)
 
+    def test_microbatches_same_masks(self):
+        """Micro-batches (2 pipeline stages with M=2, and gradient
+        accumulation with M=2 on one rank) draw the unsplit step's masks:
+        each micro-batch's positions are its samples' rows in the batch."""
+        torch.manual_seed(3)
+        model = DropoutMLP()
+        X, Y, batch = torch.randn(64, 64), torch.randint(0, 10, (64,)), 16
+        ref = self.reference(model, X, Y, batch, 8, seed=7)
+        for name, options in [
+                ("2 stages, M=2", dict(stages=ofm.Stages(split_before=["fc2"], microbatches=2))),
+                ("1 rank, M=2", dict(microbatches=2))]:
+            with self.subTest(name), tempfile.TemporaryDirectory() as work:
+                micro = options.pop("microbatches", 1)
+                g = ofm.compile(model, (X[:batch],), workdir=work, seed=7,
+                                train=ofm.Train(loss=F.cross_entropy, microbatches=micro,
+                                                optimizer=OPTIMIZERS["sgd"][0]()),
+                                **options)
+                # 6 steps, then 2 more resumed from the checkpoint: the step
+                # counter advances once per step, not once per micro-batch.
+                losses = g.fit(data=(X, Y), batch=batch, steps=6)
+                losses += g.fit(data=(X, Y), batch=batch, steps=2)
+                self.assertEqual(len(losses), 8)
+                err = max(abs(a - b) / abs(b) for a, b in zip(losses, ref))
+                print(f"dropout mlp {name}: loss max relative error {err:.2e} vs PyTorch "
+                      "with the same masks", file=sys.stderr)
+                self.assertLess(err, 2e-3)
+
     def test_masks(self):
         mask = keep_mask((1000, 100), 0.25, 7, 0, 0)
         self.assertAlmostEqual(mask.float().mean().item(), 0.75, delta=0.01)
@@ -358,7 +385,54 @@ class Unsupported(nn.Module):
         return x
 
 
+class TrainingFlag(nn.Module):
+    """A module whose forward reads self.training (no dropout, no norm)."""
+
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(8, 4)
+
+    def forward(self, x):
+        y = self.fc(x)
+        return y * 2 if self.training else y
+
+
 class Frontend(unittest.TestCase):
+    def test_call_follows_model_training(self):
+        """g(x) runs in the model's mode at the call, like model(x)."""
+        torch.manual_seed(5)
+        x = torch.randn(4, 8)
+        model = TrainingFlag().eval()
+        with tempfile.TemporaryDirectory() as work:
+            g = ofm.compile(model, (x,), workdir=work)
+            with torch.no_grad():
+                torch.testing.assert_close(g(x), model(x), rtol=1e-5, atol=1e-6)
+                model.train()
+                torch.testing.assert_close(g(x), model(x), rtol=1e-5, atol=1e-6)
+                model.eval()
+                torch.testing.assert_close(g(x), model(x), rtol=1e-5, atol=1e-6)
+        # Without training behavior, train mode reuses the eval plan.
+        model, x = classifier("mlp")
+        with tempfile.TemporaryDirectory() as work:
+            g = ofm.compile(model.eval(), (x,), workdir=work)
+            model.train()
+            with torch.no_grad():
+                torch.testing.assert_close(g(x), model(x), rtol=1e-4, atol=1e-5)
+            self.assertEqual(len(set(g._plans.values())), 1)
+        # Dropout and batch norm in train mode: a clear error.
+        for model, x, where in [(DropoutMLP(), torch.randn(4, 64), "drop1"),
+                                (resnet.build(), torch.randn(2, 3, 16, 16), "bn")]:
+            with tempfile.TemporaryDirectory() as work:
+                g = ofm.compile(model.eval(), (x,), workdir=work)
+                model.train()
+                with self.assertRaises(ofm.TrainModeError) as ctx:
+                    g(x)
+                self.assertIn("model.eval()", str(ctx.exception))
+                self.assertIn(where, str(ctx.exception))
+                model.eval()
+                with torch.no_grad():
+                    torch.testing.assert_close(g(x), model(x), rtol=1e-4, atol=1e-5)
+
     def test_module_paths_are_locations(self):
         model, x = classifier("gpt")
         with tempfile.TemporaryDirectory() as work:
