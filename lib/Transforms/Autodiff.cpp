@@ -76,10 +76,10 @@ LogicalResult retypeForMicrobatch(Operation *op, int64_t count) {
 
 /// The logical positions of the elements a dropout cloned into micro-batch
 /// `m` of `count` draws: its positions operand still covers the whole batch
-/// of `batch` samples (rows of `rowsPerSample` each, sample-major), and the
-/// micro-batch holds samples m, m + count, m + 2 count, ... (see
-/// differentiateMicrobatches), so the positions are those samples' slice.
-/// The masks are then the unsplit step's. New ops are appended to `ops`.
+/// of `batch` samples (each sample `rows / batch` consecutive rows of the
+/// input), and the micro-batch holds samples m, m + count, m + 2 count, ...
+/// (see differentiateMicrobatches), so the positions are those samples'
+/// slice and the masks the unsplit step's. New ops are appended to `ops`.
 FailureOr<Value> microbatchPositions(OpBuilder &builder, DropoutOp dropout,
                                      int64_t batch, int64_t count, int64_t m,
                                      Location loc,
