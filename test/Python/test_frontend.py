@@ -399,7 +399,27 @@ class TrainingFlag(nn.Module):
         return y * 2 if self.training else y
 
 
+class AdaptivePools(nn.Module):
+    """Adaptive average pools whose bins are no regular window: overlapping
+    (3x4 to 7x5, larger) and uneven (10x9 to 4x4, smaller)."""
+
+    def forward(self, x, y):
+        return (F.adaptive_avg_pool2d(x, (7, 5)).sum(), F.adaptive_avg_pool2d(y, (4, 4)))
+
+
 class Frontend(unittest.TestCase):
+    def test_adaptive_pool_any_sizes(self):
+        torch.manual_seed(6)
+        model, x, y = AdaptivePools(), torch.randn(4, 3, 3, 4), torch.randn(4, 2, 10, 9)
+        with torch.no_grad():
+            ref = model(x, y)
+        for options in [{}, MESH_2X2]:
+            with self.subTest(mesh=options.get("mesh", 1)), \
+                    tempfile.TemporaryDirectory() as work:
+                out = ofm.compile(model, (x, y), workdir=work, **options)(x, y)
+                torch.testing.assert_close(out[0], ref[0], rtol=1e-5, atol=1e-5)
+                torch.testing.assert_close(out[1], ref[1], rtol=1e-5, atol=1e-6)
+
     def test_call_follows_model_training(self):
         """g(x) runs in the model's mode at the call, like model(x)."""
         torch.manual_seed(5)
