@@ -19,8 +19,9 @@ PACKAGES=(
   libonnx-dev libonnx-testdata python3-onnx python3-numpy
   libprotobuf-dev protobuf-compiler
   # Reference gradients (PyTorch autograd) in tests; the training demo's
-  # model export and its digits data (scikit-learn ships them).
-  python3-torch python3-sklearn
+  # model export and its digits data (scikit-learn ships them); the Python
+  # frontend's tests of torchvision's models.
+  python3-torch python3-sklearn python3-torchvision
   # Multi-rank runtime, CPU BLAS (convolutions, f64 products) and oneDNN
   # (f32 matrix products).
   libopenmpi-dev openmpi-bin libopenblas-dev libdnnl-dev

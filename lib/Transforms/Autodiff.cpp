@@ -9,6 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "oneflow/Dialect/OneFlow/DropoutStep.h"
 #include "oneflow/Dialect/OneFlow/OneFlowDialect.h"
 #include "oneflow/Transforms/Passes.h"
 #include "oneflow/Transforms/Provenance.h"
@@ -71,6 +72,50 @@ LogicalResult retypeForMicrobatch(Operation *op, int64_t count) {
   if (failed(verify(op)))
     return op->emitOpError() << "cannot run on micro-batches";
   return success();
+}
+
+/// The logical positions of the elements a dropout cloned into micro-batch
+/// `m` of `count` draws: its positions operand still covers the whole batch
+/// of `batch` samples (each sample `rows / batch` consecutive rows of the
+/// input), and the micro-batch holds samples m, m + count, m + 2 count, ...
+/// (see differentiateMicrobatches), so the positions are those samples'
+/// slice and the masks the unsplit step's. New ops are appended to `ops`.
+FailureOr<Value> microbatchPositions(OpBuilder &builder, DropoutOp dropout,
+                                     int64_t batch, int64_t count, int64_t m,
+                                     Location loc,
+                                     SmallVectorImpl<Operation *> &ops) {
+  Value positions = dropout.getPositions();
+  auto whole = cast<RankedTensorType>(positions.getType());
+  auto micro = cast<RankedTensorType>(dropout.getX().getType());
+  if (whole.getShape() == micro.getShape())
+    return positions; // Not cut: a tensor without the batch.
+  int64_t rows = whole.getRank() ? whole.getDimSize(0) : 0;
+  if (whole.getRank() != micro.getRank() || rows % batch != 0 ||
+      micro.getDimSize(0) * count != rows ||
+      whole.getShape().drop_front() != micro.getShape().drop_front())
+    return dropout.emitOpError()
+           << "on micro-batches: cannot map its input " << micro
+           << " to rows of the batch of " << batch << " samples";
+  int64_t inner = whole.getNumElements() / rows * (rows / batch);
+  OpBuilder::InsertionGuard guard(builder);
+  builder.setInsertionPoint(dropout);
+  auto grouped = whole.clone({batch / count, count, inner});
+  auto sliced = whole.clone({batch / count, 1, inner});
+  auto regroup = ReshapeOp::create(builder, loc, grouped, positions);
+  auto slice = SliceOp::create(
+      builder, loc, sliced, regroup, SmallVector<int64_t>{0, m, 0},
+      SmallVector<int64_t>{batch / count, m + 1, inner},
+      SmallVector<int64_t>{1, 1, 1});
+  auto piece = ReshapeOp::create(builder, loc, whole.clone(micro.getShape()),
+                                 slice.getResult());
+  for (Operation *op :
+       {regroup.getOperation(), slice.getOperation(), piece.getOperation()}) {
+    setProvenance(op, {"forward", -1, m});
+    if (Attribute stage = dropout->getAttr(kStageAttrName))
+      op->setAttr(kStageAttrName, stage);
+    ops.push_back(op);
+  }
+  return piece.getResult();
 }
 
 /// Marks `op` with where it comes from (see kPhaseAttrName): the pipeline
@@ -262,11 +307,21 @@ struct AutodiffPass : public oneflow::impl::AutodiffBase<AutodiffPass> {
     Value total;
     // Variables the forward program assigns (running statistics): each
     // micro-batch reads what the previous one stored; one assign at the end.
-    llvm::MapVector<StringAttr, Value> stored;
+    // Dropout step counters are per step, not per micro-batch: every
+    // micro-batch reads the step's value and the first one's update is
+    // stored.
+    llvm::MapVector<StringAttr, Value> stored, counters;
     llvm::DenseMap<StringAttr, Value> readOf;
-    for (Operation &op : graph.getBody().front())
+    llvm::DenseSet<StringAttr> counterNames;
+    for (Operation &op : graph.getBody().front()) {
       if (auto variable = dyn_cast<VariableOp>(op))
         readOf.try_emplace(variable.getVarNameAttr(), variable.getOutput());
+      if (auto dropout = dyn_cast<DropoutOp>(op))
+        if (auto step = dropout.getStep().getDefiningOp<VariableOp>())
+          counterNames.insert(step.getVarNameAttr());
+    }
+    int64_t batch =
+        cast<RankedTensorType>(graph.getArgument(0).getType()).getDimSize(0);
     for (int64_t m = 0; m < count; ++m) {
       IRMapping mapping;
       for (auto [name, value] : stored)
@@ -299,11 +354,21 @@ struct AutodiffPass : public oneflow::impl::AutodiffBase<AutodiffPass> {
       }
       for (Operation *op : forward) {
         if (auto assign = dyn_cast<AssignOp>(op)) {
-          stored[assign.getVarNameAttr()] =
-              mapping.lookupOrDefault(assign.getValue());
+          Value value = mapping.lookupOrDefault(assign.getValue());
+          if (!counterNames.contains(assign.getVarNameAttr()))
+            stored[assign.getVarNameAttr()] = value;
+          else if (m == 0)
+            counters[assign.getVarNameAttr()] = value;
           continue;
         }
         Operation *clone = builder.clone(*op, mapping);
+        if (auto dropout = dyn_cast<DropoutOp>(clone)) {
+          FailureOr<Value> positions =
+              microbatchPositions(builder, dropout, batch, count, m, loc, ops);
+          if (failed(positions))
+            return failure();
+          dropout.getPositionsMutable().assign(*positions);
+        }
         if (failed(retypeForMicrobatch(clone, count)))
           return failure();
         if (std::optional<Provenance> origin = getProvenance(op))
@@ -322,6 +387,9 @@ struct AutodiffPass : public oneflow::impl::AutodiffBase<AutodiffPass> {
       }
     }
     for (auto [name, value] : stored)
+      tagProvenance(AssignOp::create(builder, loc, name, value), "forward", -1,
+                    count - 1);
+    for (auto [name, value] : counters)
       tagProvenance(AssignOp::create(builder, loc, name, value), "forward", -1,
                     count - 1);
     auto type = cast<RankedTensorType>(total.getType());
@@ -356,6 +424,9 @@ struct AutodiffPass : public oneflow::impl::AutodiffBase<AutodiffPass> {
     }
     Value loss = ret.getOperand(0);
     MLIRContext *context = &getContext();
+    // The dropout step counter of a graph that only reads it (the Python
+    // frontend's) advances once per training step.
+    advanceDropoutSteps(graph.getBody().front());
 
     // The sources, named for the gradient results.
     struct Source {

@@ -15,6 +15,7 @@
 #include "oneflow/Transforms/Provenance.h"
 
 #include "mlir/IR/Builders.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/StringMap.h"
@@ -268,11 +269,46 @@ struct SbpPipelineStagesPass
       if (!byIndex[index])
         stageOfOpIndex[index] = stageOfOpIndex[index - 1];
 
+    // State the step advances from variables and constants alone (the
+    // dropout step counter: read + 1, assigned) has no stage: every stage
+    // that reads the variable keeps and advances its own copy
+    // (sbp-pipeline-split replicates such ops), rather than one stage
+    // advancing a copy that the others never see.
+    llvm::DenseSet<Operation *> fromState, advancesState;
+    SmallVector<Operation *> work;
+    for (Operation &op : graph.getBody().front().without_terminator()) {
+      if (op.getNumOperands() == 0 ||
+          !(isMemoryEffectFree(&op) || isa<AssignOp>(op)))
+        continue;
+      if (llvm::all_of(op.getOperands(), [&](Value operand) {
+            Operation *producer = operand.getDefiningOp();
+            return producer && (producer->getNumOperands() == 0 ||
+                                fromState.contains(producer));
+          })) {
+        fromState.insert(&op);
+        if (isa<AssignOp>(op))
+          work.push_back(&op);
+      }
+    }
+    while (!work.empty()) {
+      Operation *op = work.pop_back_val();
+      if (!advancesState.insert(op).second)
+        continue;
+      for (Value operand : op->getOperands())
+        if (Operation *producer = operand.getDefiningOp();
+            producer && fromState.contains(producer))
+          work.push_back(producer);
+    }
+
     // Every op with a place: its forward op's stage, or the latest stage of
     // its operands' producers.
     OpBuilder builder(&getContext());
     llvm::DenseMap<Operation *, int64_t> stageOf;
     for (Operation &op : graph.getBody().front().without_terminator()) {
+      if (advancesState.contains(&op)) {
+        op.removeAttr(kStageAttrName);
+        continue;
+      }
       int64_t stage = -1;
       std::optional<Provenance> origin = getProvenance(&op);
       if (origin && origin->opIndex >= 0 &&

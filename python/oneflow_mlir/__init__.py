@@ -10,10 +10,11 @@ and run by build/bin/oneflow-opt and oneflow-run (ONEFLOW_MLIR_BIN overrides
 where they are). See README.md, "Python frontend".
 """
 
-from .errors import CompileError, RunError, UnsupportedOpsError
+from .errors import CompileError, RunError, TrainModeError, UnsupportedOpsError
 from .graph import (AdamW, Broadcast, Graph, Partial, Replicate, SGD, Shard, Split, Stages,
                     Train, compile)
 from .trace import trace
 
 __all__ = ["AdamW", "Broadcast", "CompileError", "Graph", "Partial", "Replicate", "RunError",
-           "SGD", "Shard", "Split", "Stages", "Train", "UnsupportedOpsError", "compile", "trace"]
+           "SGD", "Shard", "Split", "Stages", "Train", "TrainModeError", "UnsupportedOpsError",
+           "compile", "trace"]

@@ -139,7 +139,7 @@ class Emitter:
         self.training = False  # a training-mode trace (dropout, batch norm)
         self.seed = 0
         self.dropouts = 0  # dropout ops so far: the next one's stream
-        self.step = None  # the read of dropout.step
+        self.step = None  # the read of dropout.step (the dropouts' counter)
 
     # -- Emission helpers ---------------------------------------------------
 
@@ -313,13 +313,6 @@ class Emitter:
 
         flat = list(outputs) if isinstance(outputs, (tuple, list)) else [outputs]
         results = [self.value(o) for o in flat]
-        if self.step is not None:
-            # The dropout counter advances once per step.
-            self.loc = "dropout.step"
-            one = self.scalar(1, torch.int64)
-            new = self.op1("add", [self.step, one], {}, (), torch.int64)
-            self.lines.append(f'    "oneflow.assign"({new.name}) {{var_name = "dropout.step"}}'
-                              f' : ({new.type}) -> () loc("dropout.step")')
         return args, results
 
     def evaluate(self, node):
@@ -570,10 +563,14 @@ def _batch_norm(e, node, overload):
     if training and node.args[6] not in (0.1, None) and e.training:
         raise errors.CompileError(
             f"{e.loc}: batch norm momentum {node.args[6]}: training uses PyTorch's default 0.1")
-    if (training and not e.training) or mean is None:
+    if mean is None:
         raise errors.CompileError(
-            f"{e.loc}: batch norm in training mode is traced in eval mode by "
-            "ofm.compile; a norm without running statistics is not supported")
+            f"{e.loc}: a batch norm without running statistics is not supported")
+    if training and not e.training:
+        raise errors.TrainModeError(
+            f"{e.loc}: batch norm in training mode (batch statistics) in an inference "
+            "graph: g(x) follows model.training; call model.eval() before g(x) "
+            "(g.fit trains with batch statistics)")
     c = x.shape[1]
     ones = torch.ones(c, dtype=x.dtype)
     w = e.value(weight) if weight is not None else e.constant(ones)
@@ -716,11 +713,36 @@ def _adaptive_avg_pool(e, node, _):
     if (oh, ow) == (1, 1):
         return e.op1("global_avg_pool2d", [x], {}, shape, x.dtype)
     if h % oh or w % ow:
-        raise errors.CompileError(
-            f"{e.loc}: adaptive average pooling from {h}x{w} to {oh}x{ow} (not a divisor)")
+        return adaptive_avg_pool_matmul(e, x, shape)
     k = [h // oh, w // ow]
     return e.op1("avg_pool2d", [x], {"kernel": array(k), "strides": array(k),
                                      "pads": array([0, 0, 0, 0])}, shape, x.dtype)
+
+
+def adaptive_pool_matrix(size, out, dtype):
+    """[size, out]: column j averages PyTorch's bin j, rows
+    floor(j * size / out) to ceil((j + 1) * size / out) (bins may overlap)."""
+    m = torch.zeros(size, out, dtype=dtype)
+    for j in range(out):
+        start, end = (j * size) // out, -((-(j + 1) * size) // out)
+        m[start:end, j] = 1.0 / (end - start)
+    return m
+
+
+def adaptive_avg_pool_matmul(e, x, shape):
+    """Adaptive average pooling whose bins are not a regular window
+    (AlexNet's and VGG's 7x7 pool of a smaller map): two products with
+    constant averaging matrices, over the width then the height."""
+    n, c, h, w = x.shape
+    oh, ow = shape[2], shape[3]
+    rows = e.reshape(x, (n * c * h, w))
+    y = e.op1("matmul", [rows, e.constant(adaptive_pool_matrix(w, ow, x.dtype))], {},
+              (n * c * h, ow), x.dtype)
+    y = transpose(e, e.reshape(y, (n * c, h, ow)), [0, 2, 1])
+    y = e.reshape(y, (n * c * ow, h))
+    y = e.op1("matmul", [y, e.constant(adaptive_pool_matrix(h, oh, x.dtype))], {},
+              (n * c * ow, oh), x.dtype)
+    return transpose(e, e.reshape(y, (n, c, ow, oh)), [0, 1, 3, 2])
 
 
 def reduce_axes(v, dims):
@@ -920,14 +942,21 @@ def _native_dropout(e, node, _):
 def dropout(e, x, p):
     """oneflow.dropout of x with ratio p: the graph's next stream."""
     if not e.training:
-        raise errors.CompileError(f"{e.loc}: dropout in training mode outside a training graph")
+        raise errors.TrainModeError(
+            f"{e.loc}: dropout (p={p}) in training mode in an inference graph: g(x) "
+            "follows model.training; call model.eval() before g(x) (g.fit trains "
+            "with dropout)")
     if p >= 1:
         raise errors.CompileError(f"{e.loc}: dropout ratio {p} >= 1")
     if e.step is None:
+        # The graph's step counter (read only: the compiler's training
+        # passes advance it once per step, as for ONNX models). No stage:
+        # every pipeline stage keeps and advances its own copy.
         loc, e.loc = e.loc, "dropout.step"
+        stage, e.stage = e.stage, None
         e.step = e.op1("variable", [], {"var_name": '"dropout.step"',
                                         "initializer": "#oneflow.init<zeros>"}, (), torch.int64)
-        e.loc = loc
+        e.loc, e.stage = loc, stage
     pos = positions(e, x.shape)
     y = e.op1("dropout", [x, pos, e.step],
               {"ratio": f64(p), "seed": i64(e.seed), "stream": i64(e.dropouts)}, x.shape, x.dtype)

@@ -27,5 +27,12 @@ class UnsupportedOpsError(CompileError):
         super().__init__("\n".join(lines))
 
 
+class TrainModeError(CompileError):
+    """g(x) with the model in training mode (g(x) follows model.training, as
+    calling the module would) reached an op whose training behavior an
+    inference graph does not have: dropout (random masks) or batch norm with
+    batch statistics. Call model.eval() first, or train with g.fit."""
+
+
 class RunError(RuntimeError):
     """oneflow-run failed; the message carries its diagnostics."""

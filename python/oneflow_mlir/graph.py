@@ -191,27 +191,32 @@ class Graph:
         self.losses = []
         self.steps_done = 0
         self._plans = {}
+        self._texts = {}  # inference plan key -> its MLIR text
         self._trained = None  # {canonical name: tensor} after fit
         self.pins = {}
         self.pins = self._resolve_pins()
         # Trace and check now: unsupported ops and compile errors surface at
         # compile time.
-        self._emit(self.example_inputs, "model", training=self.train is not None)
+        path, _ = self._emit(self.example_inputs, "model", training=self.train is not None)
         plan = self._compile("model", train=self.train is not None)
         if self.train is None:
-            self._plans[("infer", self._shapes(self.example_inputs), 0)] = plan
+            key = ("infer", self._shapes(self.example_inputs), 0, False)
+            self._plans[key] = plan
+            with open(path) as f:
+                self._texts[key] = f.read()
         else:
             self._plans[("train", self.example_inputs[0].shape[0])] = plan
 
     # -- Tracing and compiling ------------------------------------------------
 
-    def _emit(self, inputs, tag, training=False):
-        """Traces and writes TAG.mlir and TAG.weights. Inference graphs are
-        traced in eval mode; training graphs in train mode (dropout draws
+    def _emit(self, inputs, tag, training=False, mode=None):
+        """Traces and writes TAG.mlir and TAG.weights. The graph compiled by
+        ofm.compile is traced in eval mode, g(x)'s in the model's mode at
+        the call (`mode`); training graphs in train mode (dropout draws
         masks; batch norms are written as inference ops, which --train turns
         into training-mode norms updating their statistics)."""
         was_training = self.model.training
-        self.model.train(training)
+        self.model.train(training if mode is None else mode)
         try:
             tr, gm = trace_mod.trace(self.model, inputs)
         finally:
@@ -313,16 +318,29 @@ class Graph:
         return tuple((tuple(x.shape), x.dtype) for x in inputs)
 
     def _inference_plan(self, inputs):
-        key = ("infer", self._shapes(inputs), self.steps_done)
+        """The plan of g(inputs) in the model's current mode. A train-mode
+        trace that emits the same MLIR as the eval-mode one (no dropout,
+        batch norm or `self.training` branch) reuses its plan."""
+        mode = self.model.training
+        key = ("infer", self._shapes(inputs), self.steps_done, mode)
         if key not in self._plans:
             tag = f"infer{len(self._plans)}"
-            self._emit(inputs, tag)
-            self._plans[key] = self._compile(tag)
+            path, _ = self._emit(inputs, tag, mode=mode)
+            with open(path) as f:
+                text = f.read()
+            same = [k for k, t in self._texts.items() if t == text and k[:3] == key[:3]]
+            self._plans[key] = self._plans[same[0]] if same else self._compile(tag)
+            self._texts[key] = text
         return self._plans[key]
 
     # -- Inference --------------------------------------------------------------
 
     def __call__(self, *inputs):
+        """Runs the compiled graph like model(*inputs): in the model's mode
+        at the call (model.training). Train mode gives the eval outputs for
+        modules without training behavior; dropout or batch norm in train
+        mode raise TrainModeError (an inference graph draws no masks and
+        keeps no batch statistics)."""
         inputs = tuple(torch.as_tensor(x) for x in inputs)
         plan = self._inference_plan(inputs)
         io = tempfile.mkdtemp(dir=self.workdir, prefix="io-")

@@ -4,11 +4,13 @@
 
 inference: the MLP, the GPT and 14 torchvision-style classifiers, traced
 from PyTorch, compiled and run at one rank and on a 2x2 mesh (data, tensor),
-match PyTorch's outputs (rtol 1e-4). training: 10 steps from Python follow
+match PyTorch's outputs (rtol 1e-4); torchvision: 14 architectures of
+torchvision.models itself, likewise. training: 10 steps from Python follow
 PyTorch's own loss trajectory (rtol 2e-3) and the trained state_dict loads
 back with strict=True and matches PyTorch's weights. frontend: locations are
 module paths, unmapped aten ops are listed at once, compiler errors are
-Python exceptions.
+Python exceptions, g(x) follows model.training. dropout: the compiled masks
+are oneflow_mlir.dropout's, alike on 1 and 2 ranks and with micro-batches.
 """
 
 import argparse
@@ -17,6 +19,7 @@ import os
 import subprocess
 import sys
 import tempfile
+import time
 import unittest
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
@@ -79,6 +82,86 @@ class Inference(unittest.TestCase):
 
     def test_mesh_2x2(self):
         for name in ["mlp", "gpt"] + ARCHITECTURES:
+            with self.subTest(name):
+                self.check(name, **MESH_2X2)
+
+
+# Real torchvision classifiers (random init, eval mode), batch 4 at 64x64,
+# the smallest input every one of them accepts. ViT: torchvision's
+# VisionTransformer class, shrunk (2 layers, hidden 64, 32x32 images of 8x8
+# patches); vit_b_16 itself needs 224x224 and 86M weights.
+TORCHVISION = {
+    "resnet18": {}, "resnext50_32x4d": {}, "mobilenet_v2": {}, "mobilenet_v3_small": {},
+    "efficientnet_b0": {}, "convnext_tiny": {}, "densenet121": {}, "squeezenet1_0": {},
+    "shufflenet_v2_x0_5": {}, "mnasnet0_5": {}, "regnet_y_400mf": {},
+    "googlenet": dict(aux_logits=False, init_weights=True), "alexnet": {}, "vit": {},
+}
+
+
+def torchvision_model(name):
+    """(model, example input) of a real torchvision architecture."""
+    import torchvision
+    torch.manual_seed(4)
+    if name == "vit":
+        from torchvision.models.vision_transformer import VisionTransformer
+        model = VisionTransformer(image_size=32, patch_size=8, num_layers=2, num_heads=2,
+                                  hidden_dim=64, mlp_dim=128)
+        x = torch.randn(4, 3, 32, 32)
+    else:
+        model = getattr(torchvision.models, name)(weights=None, **TORCHVISION[name])
+        x = torch.randn(4, 3, 64, 64)
+    return nontrivial(model).eval(), x
+
+
+def nontrivial(model):
+    """torchvision's initialization, with random normalization parameters
+    and statistics and default-initialized linear heads: as initialized,
+    several models (zero ViT head, MobileNet/EfficientNet/MnasNet's small
+    heads behind unit-variance norms) give outputs of 1e-14 to 1e-8, which
+    any compiled graph would match."""
+    with torch.no_grad():
+        for m in model.modules():
+            if isinstance(m, (nn.BatchNorm2d, nn.LayerNorm)):
+                m.weight.uniform_(0.5, 1.5)
+                m.bias.normal_(0, 0.1)
+            if isinstance(m, nn.BatchNorm2d):
+                m.running_mean.normal_(0, 0.1)
+                m.running_var.uniform_(0.5, 1.5)
+            if isinstance(m, nn.Linear) and float(m.weight.std()) < 0.02:
+                m.reset_parameters()
+    return model
+
+
+class Torchvision(unittest.TestCase):
+    """torchvision.models themselves, traced, compiled and run at one rank
+    and on a 2x2 mesh (data, tensor), against PyTorch's eval outputs."""
+
+    def check(self, name, **options):
+        start = time.time()
+        model, x = torchvision_model(name)
+        with tempfile.TemporaryDirectory() as work:
+            g = ofm.compile(model, (x,), workdir=work, **options)
+            y = g(x)
+        with torch.no_grad():
+            ref = model(x)
+        self.assertEqual(tuple(y.shape), tuple(ref.shape))
+        scale = float(ref.abs().max())
+        self.assertGreater(scale, 1e-2)  # not a degenerate output
+        err = float((y - ref).abs().max()) / scale
+        print(f"torchvision {name} {options.get('mesh', 1)}: max error {err:.2e} of the "
+              f"largest output {scale:.2e} ({time.time() - start:.1f} s)", file=sys.stderr)
+        torch.testing.assert_close(y, ref, rtol=1e-4, atol=1e-5 * scale)
+
+    def test_count(self):
+        self.assertGreaterEqual(len(TORCHVISION), 12)
+
+    def test_one_rank(self):
+        for name in TORCHVISION:
+            with self.subTest(name):
+                self.check(name)
+
+    def test_mesh_2x2(self):
+        for name in TORCHVISION:
             with self.subTest(name):
                 self.check(name, **MESH_2X2)
 
@@ -247,6 +330,33 @@ class Dropout(unittest.TestCase):
                                    rtol=1e-5, atol=0)
         self.assertGreater(max(abs(a - b) for a, b in zip(runs[1, 8], runs[1, 7])), 1e-3)
 
+    def test_microbatches_same_masks(self):
+        """Micro-batches (2 pipeline stages with M=2, and gradient
+        accumulation with M=2 on one rank) draw the unsplit step's masks:
+        each micro-batch's positions are its samples' rows in the batch."""
+        torch.manual_seed(3)
+        model = DropoutMLP()
+        X, Y, batch = torch.randn(64, 64), torch.randint(0, 10, (64,)), 16
+        ref = self.reference(model, X, Y, batch, 8, seed=7)
+        for name, options in [
+                ("2 stages, M=2", dict(stages=ofm.Stages(split_before=["fc2"], microbatches=2))),
+                ("1 rank, M=2", dict(microbatches=2))]:
+            with self.subTest(name), tempfile.TemporaryDirectory() as work:
+                micro = options.pop("microbatches", 1)
+                g = ofm.compile(model, (X[:batch],), workdir=work, seed=7,
+                                train=ofm.Train(loss=F.cross_entropy, microbatches=micro,
+                                                optimizer=OPTIMIZERS["sgd"][0]()),
+                                **options)
+                # 6 steps, then 2 more resumed from the checkpoint: the step
+                # counter advances once per step, not once per micro-batch.
+                losses = g.fit(data=(X, Y), batch=batch, steps=6)
+                losses += g.fit(data=(X, Y), batch=batch, steps=2)
+                self.assertEqual(len(losses), 8)
+                err = max(abs(a - b) / abs(b) for a, b in zip(losses, ref))
+                print(f"dropout mlp {name}: loss max relative error {err:.2e} vs PyTorch "
+                      "with the same masks", file=sys.stderr)
+                self.assertLess(err, 2e-3)
+
     def test_masks(self):
         mask = keep_mask((1000, 100), 0.25, 7, 0, 0)
         self.assertAlmostEqual(mask.float().mean().item(), 0.75, delta=0.01)
@@ -277,7 +387,74 @@ class Unsupported(nn.Module):
         return x
 
 
+class TrainingFlag(nn.Module):
+    """A module whose forward reads self.training (no dropout, no norm)."""
+
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(8, 4)
+
+    def forward(self, x):
+        y = self.fc(x)
+        return y * 2 if self.training else y
+
+
+class AdaptivePools(nn.Module):
+    """Adaptive average pools whose bins are no regular window: overlapping
+    (3x4 to 7x5, larger) and uneven (10x9 to 4x4, smaller)."""
+
+    def forward(self, x, y):
+        return (F.adaptive_avg_pool2d(x, (7, 5)).sum(), F.adaptive_avg_pool2d(y, (4, 4)))
+
+
 class Frontend(unittest.TestCase):
+    def test_adaptive_pool_any_sizes(self):
+        torch.manual_seed(6)
+        model, x, y = AdaptivePools(), torch.randn(4, 3, 3, 4), torch.randn(4, 2, 10, 9)
+        with torch.no_grad():
+            ref = model(x, y)
+        for options in [{}, MESH_2X2]:
+            with self.subTest(mesh=options.get("mesh", 1)), \
+                    tempfile.TemporaryDirectory() as work:
+                out = ofm.compile(model, (x, y), workdir=work, **options)(x, y)
+                torch.testing.assert_close(out[0], ref[0], rtol=1e-5, atol=1e-5)
+                torch.testing.assert_close(out[1], ref[1], rtol=1e-5, atol=1e-6)
+
+    def test_call_follows_model_training(self):
+        """g(x) runs in the model's mode at the call, like model(x)."""
+        torch.manual_seed(5)
+        x = torch.randn(4, 8)
+        model = TrainingFlag().eval()
+        with tempfile.TemporaryDirectory() as work:
+            g = ofm.compile(model, (x,), workdir=work)
+            with torch.no_grad():
+                torch.testing.assert_close(g(x), model(x), rtol=1e-5, atol=1e-6)
+                model.train()
+                torch.testing.assert_close(g(x), model(x), rtol=1e-5, atol=1e-6)
+                model.eval()
+                torch.testing.assert_close(g(x), model(x), rtol=1e-5, atol=1e-6)
+        # Without training behavior, train mode reuses the eval plan.
+        model, x = classifier("mlp")
+        with tempfile.TemporaryDirectory() as work:
+            g = ofm.compile(model.eval(), (x,), workdir=work)
+            model.train()
+            with torch.no_grad():
+                torch.testing.assert_close(g(x), model(x), rtol=1e-4, atol=1e-5)
+            self.assertEqual(len(set(g._plans.values())), 1)
+        # Dropout and batch norm in train mode: a clear error.
+        for model, x, where in [(DropoutMLP(), torch.randn(4, 64), "drop1"),
+                                (resnet.build(), torch.randn(2, 3, 16, 16), "bn")]:
+            with tempfile.TemporaryDirectory() as work:
+                g = ofm.compile(model.eval(), (x,), workdir=work)
+                model.train()
+                with self.assertRaises(ofm.TrainModeError) as ctx:
+                    g(x)
+                self.assertIn("model.eval()", str(ctx.exception))
+                self.assertIn(where, str(ctx.exception))
+                model.eval()
+                with torch.no_grad():
+                    torch.testing.assert_close(g(x), model(x), rtol=1e-4, atol=1e-5)
+
     def test_module_paths_are_locations(self):
         model, x = classifier("gpt")
         with tempfile.TemporaryDirectory() as work:

@@ -1,5 +1,6 @@
 //===- OneFlowOps.cpp - oneflow op verification and shape inference -------===//
 
+#include "oneflow/Dialect/OneFlow/DropoutStep.h"
 #include "oneflow/Dialect/OneFlow/OneFlowDialect.h"
 #include "oneflow/Dialect/OneFlow/OneFlowShapes.h"
 
@@ -10,7 +11,9 @@
 #include "mlir/IR/OpImplementation.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/IR/TypeUtilities.h"
+#include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/SetVector.h"
 #include "llvm/Support/CheckedArithmetic.h"
 
 using namespace mlir;
@@ -175,6 +178,45 @@ LogicalResult DropoutOp::verify() {
   if (getSeed() < 0 || getStream() < 0)
     return emitOpError() << "seed and stream must be non-negative";
   return success();
+}
+
+Value mlir::oneflow::getOrCreateDropoutStep(OpBuilder &builder, Block &block) {
+  for (Operation &op : block)
+    if (auto read = dyn_cast<VariableOp>(op);
+        read && read.getVarName() == kDropoutStepName)
+      return read;
+  auto type = RankedTensorType::get({}, builder.getI64Type());
+  auto zeros = InitializerAttr::get(
+      builder.getContext(), InitDistribution::Zeros, 0.0, 0.0, 0.0, 0.0, 0);
+  return VariableOp::create(
+      builder, NameLoc::get(builder.getStringAttr(kDropoutStepName)), type,
+      builder.getStringAttr(kDropoutStepName), ElementsAttr(), zeros);
+}
+
+void mlir::oneflow::advanceDropoutSteps(Block &block) {
+  llvm::SmallSetVector<Operation *, 1> counters;
+  llvm::SmallDenseSet<StringAttr> assigned;
+  for (Operation &op : block) {
+    if (auto dropout = dyn_cast<DropoutOp>(op))
+      if (auto read = dropout.getStep().getDefiningOp<VariableOp>())
+        counters.insert(read);
+    if (auto assign = dyn_cast<AssignOp>(op))
+      assigned.insert(assign.getVarNameAttr());
+  }
+  OpBuilder builder = OpBuilder::atBlockTerminator(&block);
+  for (Operation *op : counters) {
+    auto read = cast<VariableOp>(op);
+    if (!assigned.insert(read.getVarNameAttr()).second)
+      continue;
+    Location loc = read.getLoc();
+    auto type = cast<RankedTensorType>(read.getType());
+    Value one = ConstantOp::create(
+        builder, loc, type,
+        DenseElementsAttr::get(
+            type, builder.getIntegerAttr(type.getElementType(), 1)));
+    AssignOp::create(builder, loc, read.getVarNameAttr(),
+                     AddOp::create(builder, loc, read, one));
+  }
 }
 
 LogicalResult WhereOp::inferReturnTypes(MLIRContext *,

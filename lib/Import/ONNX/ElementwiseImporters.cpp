@@ -1,6 +1,7 @@
 //===- ElementwiseImporters.cpp - Elementwise ONNX ops --------------------===//
 
 #include "ImportContext.h"
+#include "oneflow/Dialect/OneFlow/DropoutStep.h"
 
 #include <limits>
 
@@ -92,29 +93,6 @@ LogicalResult importIdentity(NodeContext &ctx) {
   return success();
 }
 
-/// The graph's dropout step counter: one read of the `dropout.step`
-/// variable (zeros at start), advanced by one each step by an assign made
-/// with the first read. Every dropout uses that read.
-Value dropoutStep(NodeContext &ctx) {
-  OpBuilder &b = ctx.getBuilder();
-  Block *block = b.getInsertionBlock();
-  for (Operation &op : *block)
-    if (auto read = dyn_cast<VariableOp>(op);
-        read && read.getVarName() == "dropout.step")
-      return read;
-  auto type = RankedTensorType::get({}, b.getI64Type());
-  auto zeros = InitializerAttr::get(b.getContext(), InitDistribution::Zeros,
-                                    0.0, 0.0, 0.0, 0.0, 0);
-  Location loc = NameLoc::get(b.getStringAttr("dropout.step"));
-  Value step = VariableOp::create(b, loc, type, b.getStringAttr("dropout.step"),
-                                  ElementsAttr(), zeros);
-  Value one = ConstantOp::create(
-      b, loc, type, DenseElementsAttr::get(type, b.getI64IntegerAttr(1)));
-  AssignOp::create(b, loc, b.getStringAttr("dropout.step"),
-                   AddOp::create(b, loc, step, one));
-  return step;
-}
-
 /// Each element's row-major index (int64, `shape`): a sum of per-dimension
 /// index constants, which SBP splits along with the tensor.
 Value dropoutPositions(NodeContext &ctx, ArrayRef<int64_t> shape) {
@@ -178,7 +156,8 @@ LogicalResult importDropout(NodeContext &ctx) {
   int64_t stream = 0;
   for (Operation &op : *b.getInsertionBlock())
     stream += isa<DropoutOp>(op);
-  Value step = dropoutStep(ctx);
+  // The step counter, advanced once per step at the end of the import.
+  Value step = getOrCreateDropoutStep(b, *b.getInsertionBlock());
   Value positions = dropoutPositions(ctx, type.getShape());
   auto make = [&](Value input) {
     return DropoutOp::create(b, ctx.getLoc(), input.getType(), input, positions,

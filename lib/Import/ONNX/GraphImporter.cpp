@@ -1,6 +1,7 @@
 //===- GraphImporter.cpp - Imports one ONNX graph -------------------------===//
 
 #include "GraphImporter.h"
+#include "oneflow/Dialect/OneFlow/DropoutStep.h"
 
 #include "mlir/IR/Verifier.h"
 #include "llvm/ADT/StringExtras.h"
@@ -319,13 +320,10 @@ LogicalResult GraphImporter::importGraph() {
   if (hadError || !unsupported.empty())
     return failure();
 
-  auto ret = func::ReturnOp::create(builder, funcLoc, results);
-  // A training-mode Dropout assigns the step counter where it is first read;
-  // the assign takes effect at the next step, so it moves to the end, after
-  // every reader.
-  SmallVector<AssignOp> assigns(entry->getOps<AssignOp>());
-  for (AssignOp assign : assigns)
-    assign->moveBefore(ret);
+  func::ReturnOp::create(builder, funcLoc, results);
+  // Training-mode Dropouts read the step counter: it advances at the end,
+  // after every read.
+  advanceDropoutSteps(*entry);
   // Constants that only fed import-time shape arithmetic are dead.
   for (Operation &op : llvm::make_early_inc_range(llvm::reverse(*entry)))
     if (isa<ConstantOp>(op) && op.use_empty())
