@@ -539,9 +539,9 @@ FailureOr<BuiltPlan> mlir::oneflow::buildPlan(ArrayRef<RankGraph> graphs,
                   ? std::string("update ")
                   : (origin->phase == "forward" ? "fwd mb" : "bwd mb") +
                         std::to_string(origin->microbatch) + " " +
-                        (origin->chunk ? "v" + std::to_string(origin->chunk) +
-                                             " "
-                                       : "");
+                        (origin->chunk
+                             ? "v" + std::to_string(origin->chunk) + " "
+                             : "");
           task->set_name(work + task->name());
         }
     }

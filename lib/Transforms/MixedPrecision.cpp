@@ -34,10 +34,10 @@ namespace {
 
 /// How an op's type is chosen.
 enum class Policy {
-  Low,        // products: the low type
-  F32,        // losses: f32
-  F32Inside,  // softmax, normalizations: f32 inside, the input's type out
-  Promote,    // everything else: the inputs' type
+  Low,       // products: the low type
+  F32,       // losses: f32
+  F32Inside, // softmax, normalizations: f32 inside, the input's type out
+  Promote,   // everything else: the inputs' type
 };
 
 Policy policyOf(Operation *op) {
@@ -99,7 +99,8 @@ Value Autocast::castTo(Value value, Type element) {
       builder.setInsertionPointAfter(producer);
     else
       builder.setInsertionPointToStart(&graph.getBody().front());
-    cached = CastOp::create(builder, value.getLoc(), type.clone(element), value);
+    cached =
+        CastOp::create(builder, value.getLoc(), type.clone(element), value);
   }
   return cached;
 }
@@ -127,9 +128,8 @@ LogicalResult Autocast::run() {
       if (isFloatTensor(operand.getType()))
         floats.push_back(operand);
     // f64 graphs keep their precision.
-    if (floats.empty() || llvm::any_of(floats, [](Value v) {
-          return elementOf(v).isF64();
-        }))
+    if (floats.empty() ||
+        llvm::any_of(floats, [](Value v) { return elementOf(v).isF64(); }))
       continue;
     switch (policyOf(op)) {
     case Policy::Low:
@@ -164,12 +164,11 @@ LogicalResult Autocast::run() {
       if (!anyLow)
         break;
       // A linear layer's bias: added to its product, in the low type.
-      bool biasAdd = isa<AddOp>(op) && llvm::any_of(floats, [&](Value v) {
-                       return products.contains(v);
-                     }) &&
-                     llvm::any_of(floats, [](Value v) {
-                       return v.getDefiningOp<VariableOp>();
-                     });
+      bool biasAdd =
+          isa<AddOp>(op) &&
+          llvm::any_of(floats, [&](Value v) { return products.contains(v); }) &&
+          llvm::any_of(floats,
+                       [](Value v) { return v.getDefiningOp<VariableOp>(); });
       retype(op, anyF32 && !biasAdd ? f32 : low);
       break;
     }
@@ -177,11 +176,11 @@ LogicalResult Autocast::run() {
   }
   // The graph's results keep their declared types.
   Operation *terminator = body.getTerminator();
-  for (auto [operand, type] : llvm::zip(terminator->getOpOperands(),
-                                        graph.getResultTypes()))
+  for (auto [operand, type] :
+       llvm::zip(terminator->getOpOperands(), graph.getResultTypes()))
     if (operand.get().getType() != type && isFloatTensor(type))
-      operand.set(castTo(operand.get(),
-                         cast<RankedTensorType>(type).getElementType()));
+      operand.set(
+          castTo(operand.get(), cast<RankedTensorType>(type).getElementType()));
   return verify(graph);
 }
 

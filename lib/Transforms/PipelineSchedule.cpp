@@ -8,8 +8,7 @@ using namespace mlir;
 using namespace mlir::oneflow;
 
 bool mlir::oneflow::isPipelineSchedule(StringRef schedule) {
-  return schedule == "gpipe" || schedule == "1f1b" ||
-         schedule == "interleaved";
+  return schedule == "gpipe" || schedule == "1f1b" || schedule == "interleaved";
 }
 
 std::string mlir::oneflow::checkPipelineSchedule(StringRef schedule,
@@ -33,9 +32,8 @@ std::string mlir::oneflow::checkPipelineSchedule(StringRef schedule,
            "rank";
   if (microbatches % numStages != 0)
     return "the interleaved schedule runs micro-batches in groups of the " +
-           std::to_string(numStages) +
-           " stages: the micro-batch count " + std::to_string(microbatches) +
-           " must be a multiple of it";
+           std::to_string(numStages) + " stages: the micro-batch count " +
+           std::to_string(microbatches) + " must be a multiple of it";
   return "";
 }
 

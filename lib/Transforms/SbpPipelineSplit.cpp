@@ -351,8 +351,8 @@ LogicalResult scheduleProgram(func::FuncOp program, int64_t stage,
                               int64_t numStages, int64_t virtualStages,
                               int64_t microbatches, StringRef schedule) {
   // Slot of each (phase, micro-batch, chunk) in this stage's order.
-  SmallVector<PipelineWork> works = pipelineOrder(
-      schedule, numStages, virtualStages, microbatches, stage);
+  SmallVector<PipelineWork> works =
+      pipelineOrder(schedule, numStages, virtualStages, microbatches, stage);
   auto slotKey = [&](bool backward, int64_t m, int64_t chunk) {
     return (int64_t(backward) * microbatches + m) * virtualStages + chunk;
   };
@@ -512,8 +512,8 @@ struct SbpPipelineSplitPass
         if (std::optional<Provenance> origin = getProvenance(op))
           microbatches = std::max(microbatches, origin->microbatch + 1);
       });
-    if (std::string problem = checkPipelineSchedule(schedule, stages,
-                                                    virtualStages, microbatches);
+    if (std::string problem = checkPipelineSchedule(
+            schedule, stages, virtualStages, microbatches);
         !problem.empty()) {
       module.emitError() << problem;
       return signalPassFailure();

@@ -187,8 +187,8 @@ struct SbpPipelineStagesPass
       if (std::optional<Provenance> origin = getProvenance(op))
         microbatches = std::max(microbatches, origin->microbatch + 1);
     });
-    if (std::string problem = checkPipelineSchedule(schedule, stages,
-                                                    virtualStages, microbatches);
+    if (std::string problem = checkPipelineSchedule(
+            schedule, stages, virtualStages, microbatches);
         !problem.empty()) {
       graph.emitError() << problem;
       return signalPassFailure();
@@ -220,8 +220,8 @@ struct SbpPipelineStagesPass
       if (int64_t(forward.size()) < chunks) {
         graph.emitError() << "cannot cut the graph into " << chunks
                           << (virtualStages > 1 ? " chunks" : " stages")
-                          << ": its forward program has only "
-                          << forward.size() << " ops";
+                          << ": its forward program has only " << forward.size()
+                          << " ops";
         return signalPassFailure();
       }
       MemoryModel memory;
@@ -238,8 +238,8 @@ struct SbpPipelineStagesPass
         // Each try costs count * n^2 steps: stop at a budget of about a
         // few seconds rather than search every count of a large graph.
         double n = double(forward.size()), budget = 4e9, spent = 0;
-        int64_t most = std::min<int64_t>(forward.size() / virtualStages,
-                                         4 * stages + 64);
+        int64_t most =
+            std::min<int64_t>(forward.size() / virtualStages, 4 * stages + 64);
         int64_t count = stages + 1;
         for (; count <= most && spent < budget; ++count) {
           spent += double(chunksOf(count)) * n * n;
@@ -331,8 +331,7 @@ struct SbpPipelineStagesPass
   /// The first and last forward op of each stage ({-1, -1}: none).
   SmallVector<std::pair<int64_t, int64_t>>
   stageRanges(ArrayRef<int64_t> stageOfIndex) const {
-    SmallVector<std::pair<int64_t, int64_t>> ranges(chunksOf(stages),
-                                                    {-1, -1});
+    SmallVector<std::pair<int64_t, int64_t>> ranges(chunksOf(stages), {-1, -1});
     for (auto [index, stage] : llvm::enumerate(stageOfIndex)) {
       if (ranges[stage].first < 0)
         ranges[stage].first = index;
@@ -428,8 +427,9 @@ struct SbpPipelineStagesPass
   }
 
   /// The contiguous cut of the forward program into the chunks of
-  /// `numStages` stages that minimizes the costliest chunk; with `memory`, among the
-  /// cuts whose every chunk fits its memory limit (none when no cut does).
+  /// `numStages` stages that minimizes the costliest chunk; with `memory`,
+  /// among the cuts whose every chunk fits its memory limit (none when no cut
+  /// does).
   std::optional<SmallVector<int64_t>>
   balancedStages(ArrayRef<Operation *> forward, int64_t numStages,
                  const MemoryModel *memory) {

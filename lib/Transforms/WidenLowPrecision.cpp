@@ -42,8 +42,8 @@ bool accumulates(Operation *op) {
 
 bool isLowFloat(Type type) {
   auto tensor = dyn_cast<RankedTensorType>(type);
-  return tensor && (tensor.getElementType().isBF16() ||
-                    tensor.getElementType().isF16());
+  return tensor &&
+         (tensor.getElementType().isBF16() || tensor.getElementType().isF16());
 }
 
 /// Whether `value` is a parameter read in the low type (a bias).
@@ -88,9 +88,8 @@ struct WidenLowPrecisionPass
   void runOnOperation() override {
     SmallVector<Operation *> work;
     getOperation().walk([&](Operation *op) {
-      if (accumulates(op) &&
-          (llvm::any_of(op->getOperandTypes(), isLowFloat) ||
-           llvm::any_of(op->getResultTypes(), isLowFloat)))
+      if (accumulates(op) && (llvm::any_of(op->getOperandTypes(), isLowFloat) ||
+                              llvm::any_of(op->getResultTypes(), isLowFloat)))
         work.push_back(op);
     });
     OpBuilder builder(&getContext());

@@ -1,4 +1,4 @@
-//===- PipelineSchedule.h - The order of a pipeline stage's work -*- C++ -*-===//
+//===- PipelineSchedule.h - The order of a stage's work ---------*- C++ -*-===//
 //
 // The schedules a pipelined training step can follow, as the order in which
 // one rank runs the forward and backward work of its micro-batches and model

@@ -63,11 +63,11 @@ inline std::optional<Provenance> getProvenance(Operation *op) {
   if (!dict)
     return std::nullopt;
   auto values = cast<ArrayAttr>(dict.get(detail::kProvenanceKey));
-  return Provenance{
-      cast<StringAttr>(values[0]).getValue(),
-      cast<IntegerAttr>(values[1]).getInt(),
-      cast<IntegerAttr>(values[2]).getInt(),
-      values.size() > 3 ? cast<IntegerAttr>(values[3]).getInt() : 0};
+  return Provenance{cast<StringAttr>(values[0]).getValue(),
+                    cast<IntegerAttr>(values[1]).getInt(),
+                    cast<IntegerAttr>(values[2]).getInt(),
+                    values.size() > 3 ? cast<IntegerAttr>(values[3]).getInt()
+                                      : 0};
 }
 
 /// Records `provenance` on `op` (replacing an earlier record).
