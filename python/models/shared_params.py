@@ -11,8 +11,11 @@ gradient over the uses and update it once.
 
   /usr/bin/python3 python/models/shared_params.py [OUT]
 
+  /usr/bin/python3 python/models/shared_params.py OUT gpt   (one model)
+
 writes into OUT (default test/Training/Inputs/shared), for M in densenet,
-encoder, tied:
+encoder, tied, gpt (the test GPT of gpt.py, vocabulary 10, with fresh
+LayerNorms: the exporter merges their 5 weights and 5 biases):
 
   M.onnx                opset 17, eval mode (TrainingMode.PRESERVE: batch
                         norms are not folded into convolutions), batch 4
@@ -135,7 +138,16 @@ class Tied(nn.Module):
 
 
 def build(name):
-    torch.manual_seed({"densenet": 1, "encoder": 2, "tied": 3}[name])
+    torch.manual_seed({"densenet": 1, "encoder": 2, "tied": 3, "gpt": 4}[name])
+    if name == "gpt":
+        sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+        import gpt
+        model = gpt.GPT(vocab_size=CLASSES, block_size=8, d_model=16, n_head=2)
+        for m in model.modules():
+            if isinstance(m, nn.LayerNorm):
+                nn.init.ones_(m.weight)
+                nn.init.zeros_(m.bias)
+        return model, ("tokens", (BATCH, 8), CLASSES), (BATCH, 8)
     if name == "densenet":
         return DenseNet(), ("x", (BATCH, 3, 16, 16), None), (BATCH,)
     if name == "encoder":
@@ -144,7 +156,8 @@ def build(name):
 
 
 def data(name, spec, label_shape):
-    rng = np.random.RandomState({"densenet": 11, "encoder": 12, "tied": 13}[name])
+    rng = np.random.RandomState({"densenet": 11, "encoder": 12, "tied": 13,
+                                 "gpt": 14}[name])
     input_name, shape, vocab = spec
     n = STEPS * shape[0]
     if vocab:
@@ -239,10 +252,10 @@ def save_final(model, groups, folder):
             np.save(os.path.join(folder, name + ".npy"), value.numpy())
 
 
-def main(out):
+def main(out, names):
     torch.set_num_threads(1)
     os.makedirs(out, exist_ok=True)
-    for name in ("densenet", "encoder", "tied"):
+    for name in names:
         model, spec, label_shape = build(name)
         model.eval()
         x, y = data(name, spec, label_shape)
@@ -273,4 +286,4 @@ def main(out):
 if __name__ == "__main__":
     main(sys.argv[1] if len(sys.argv) > 1 else os.path.join(
         os.path.dirname(__file__), "..", "..", "test", "Training", "Inputs",
-        "shared"))
+        "shared"), sys.argv[2:] or ["densenet", "encoder", "tied", "gpt"])
