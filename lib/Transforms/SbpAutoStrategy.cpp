@@ -911,8 +911,6 @@ LogicalResult mlir::oneflow::solveSbpAuto(ModuleOp module,
            << "unsupported mesh: 1 to 3 axes of at least one device each";
   SbpAutoOptions local = options;
   local.meshShape = shape;
-  int64_t numOps = std::distance(graph.getOps().begin(), graph.getOps().end());
-  bool axisWise = shape.size() > 1 && numOps > options.fullSolveLimit;
   SbpGraphSolver solver(local);
   // Identical layers solved once: every copy takes its first layer's
   // signatures (exact for that restriction).
@@ -921,6 +919,10 @@ LogicalResult mlir::oneflow::solveSbpAuto(ModuleOp module,
     repeated = findRepeatedLayers(graph);
     solver.repeated = &repeated;
   }
+  // The ops the solve has nodes for (a repeated layer's copies have none).
+  int64_t numOps = std::distance(graph.getOps().begin(), graph.getOps().end()) -
+                   int64_t(repeated.representative.size());
+  bool axisWise = shape.size() > 1 && numOps > options.fullSolveLimit;
   // The outer search's variable layouts, when it gave some for this mesh:
   // kept when the graph is solved one axis at a time (a small graph's
   // whole solve knows better than the forward-only search).
@@ -933,10 +935,10 @@ LogicalResult mlir::oneflow::solveSbpAuto(ModuleOp module,
            it->second.size() != shape.size() ||
            ArrayRef<Sbp>(it->second) == ArrayRef<Sbp>(c.results[0]);
   };
-  // A ZeRO stage held on the data axes: the optimizer state (stage 1 and
-  // up) and the trained parameters (stage 3) split on every data axis
-  // where some layout of theirs is, replicated there otherwise (a filter
-  // that rejects every candidate of a node keeps them all).
+  // A ZeRO stage held on the data axes: the optimizer state split on every
+  // data axis from stage 1 (replicated at stage 0), the trained parameters
+  // too at stage 3 (below it their layout stays the solve's); a filter
+  // that rejects every candidate of a node keeps them all.
   if (llvm::any_of(options.dataAxes, [&](int64_t axis) {
         return axis < 0 || axis >= int64_t(shape.size());
       }))
@@ -952,9 +954,9 @@ LogicalResult mlir::oneflow::solveSbpAuto(ModuleOp module,
     if (options.zero < 0 || !variable)
       return true;
     bool state = op->hasAttr(kStateOfAttrName);
-    if (!state && !op->hasAttr(kTrainableAttrName))
+    if (!state && (!op->hasAttr(kTrainableAttrName) || options.zero < 3))
       return true;
-    bool split = state ? options.zero >= 1 : options.zero >= 3;
+    bool split = state ? options.zero >= 1 : true;
     for (int64_t axis : options.dataAxes)
       if (axis < int64_t(c.results[0].size()) &&
           c.results[0][axis].isSplit() != split)
@@ -1042,6 +1044,10 @@ LogicalResult mlir::oneflow::solveSbpAuto(ModuleOp module,
     }
   }
 
+  result.layers = repeated.layers;
+  result.repeatedLayers = repeated.repeated;
+  result.layerGroups = repeated.groups;
+
   // Place the graph and pin the solution.
   solver.write(graph, placeGraph(module, graph, shape, options.device));
 
@@ -1085,9 +1091,6 @@ LogicalResult mlir::oneflow::solveSbpAuto(ModuleOp module,
     os << "; variables " << llvm::format("%.4g", result.variableBytes / 1048576)
        << " MiB per device\n";
   }
-  result.layers = repeated.layers;
-  result.repeatedLayers = repeated.repeated;
-  result.layerGroups = repeated.groups;
   if (resultOut)
     *resultOut = result;
   return success();

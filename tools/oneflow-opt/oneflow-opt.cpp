@@ -263,6 +263,13 @@ static llvm::cl::opt<bool> sbpAutoEnumerateOption(
                    "also enumerate every assignment of signatures and print "
                    "the optimum next to the solve's"),
     llvm::cl::init(false), llvm::cl::cat(autoCategory), llvm::cl::Hidden);
+static llvm::cl::opt<bool> sbpAutoRepeatedLayersOption(
+    "sbp-auto-repeated-layers",
+    llvm::cl::desc("With --sbp-strategy=auto or --auto-parallel: solve "
+                   "identical layers (module paths with an index, equal op "
+                   "by op) once, each copy taking the first one's "
+                   "signatures (default on)"),
+    llvm::cl::init(true), llvm::cl::cat(autoCategory));
 static llvm::cl::opt<int> runnersUpOption(
     "auto-parallel-runners-up",
     llvm::cl::desc("With --auto-parallel: how many runners-up to list "
@@ -449,6 +456,7 @@ static LogicalResult addCompilePasses(PassManager &pm) {
     options.device = device;
     options.memoryCapacity = cluster.memoryCapacity;
     options.enumerate = sbpAutoEnumerateOption;
+    options.repeatedLayers = sbpAutoRepeatedLayersOption;
     if (quietAutoSolve)
       options.report = &llvm::nulls();
     // The optimizer state's layout is the solve's (ZeRO-1 where it pays);
