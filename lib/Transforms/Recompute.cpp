@@ -7,10 +7,10 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "oneflow/Transforms/Recompute.h"
 #include "oneflow/Dialect/OneFlow/OneFlowDialect.h"
 #include "oneflow/Transforms/Passes.h"
 #include "oneflow/Transforms/Provenance.h"
-#include "oneflow/Transforms/Recompute.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/IRMapping.h"

@@ -138,8 +138,8 @@ RepeatedLayers findRepeatedLayers(func::FuncOp graph) {
       for (Value operand : op->getOperands()) {
         Operation *def = operand.getDefiningOp();
         if (def && position.count(def))
-          os << "%" << position[def] << "." << cast<OpResult>(operand)
-                                                   .getResultNumber();
+          os << "%" << position[def] << "."
+             << cast<OpResult>(operand).getResultNumber();
         else
           os << "%in";
         os << ":" << operand.getType() << ",";
@@ -505,9 +505,9 @@ void SbpGraphSolver::solve(double lambda) {
   unary.assign(n, {});
   for (size_t k = 0; k < n; ++k)
     for (const Candidate &c : nodes[k].candidates)
-      unary[k].push_back(nodes[k].multiplicity *
-                         (c.compute + c.extra +
-                          (lambda + kMemoryTieBreak) * c.memory));
+      unary[k].push_back(
+          nodes[k].multiplicity *
+          (c.compute + c.extra + (lambda + kMemoryTieBreak) * c.memory));
   edges.clear();
   adjacent.clear();
   adjacent.resize(n);

@@ -163,9 +163,9 @@ struct SbpInferPass : public oneflow::impl::SbpInferBase<SbpInferPass> {
           double cost = work / degree;
           for (auto [operand, nd] :
                llvm::zip(op->getOperands(), candidate.operands))
-            cost += sbp::boxingBytesND(sbpOf.lookup(operand), nd,
-                                       tensorBytes(operand.getType()),
-                                       meshShape);
+            cost +=
+                sbp::boxingBytesND(sbpOf.lookup(operand), nd,
+                                   tensorBytes(operand.getType()), meshShape);
           // A partial sum must be reduced sooner or later: count it now, so
           // that a free P is not preferred to a cheaper conversion.
           for (auto [result, nd] :
@@ -174,9 +174,8 @@ struct SbpInferPass : public oneflow::impl::SbpInferBase<SbpInferPass> {
             for (sbp::Sbp &s : reduced)
               if (s.isPartialSum())
                 s = sbp::Sbp::broadcast();
-            cost += sbp::boxingBytesND(nd, reduced,
-                                       tensorBytes(result.getType()),
-                                       meshShape);
+            cost += sbp::boxingBytesND(
+                nd, reduced, tensorBytes(result.getType()), meshShape);
           }
           if (cost < bestCost) {
             bestCost = cost;

@@ -3,8 +3,9 @@
 // Every factorization devices = data x tensor x stages (tensor within the
 // innermost link level, so tensor parallelism stays inside a node), with
 // the micro-batch counts, schedules, ZeRO stages (0, 1, 3) and activation
-// recomputation modes (none, selective, full) that apply, priced by an analytical model of the training step whose per-op
-// part comes from the SBP solve of the forward graph on the tensor axis:
+// recomputation modes (none, selective, full) that apply, priced by an
+// analytical model of the training step whose per-op part comes from the SBP
+// solve of the forward graph on the tensor axis:
 //
 //   stage work  = 3 (compute + tensor-axis communication) / (data stages)
 //                 (forward, and a backward of twice its cost), plus the
@@ -182,8 +183,8 @@ bool mlir::oneflow::searchAutoParallel(
       double io = bytes;
       for (Type type : op->getOperandTypes())
         io += bytesOfType(type);
-      Type element = op->getNumResults() && isa<RankedTensorType>(
-                                                  op->getResult(0).getType())
+      Type element = op->getNumResults() &&
+                             isa<RankedTensorType>(op->getResult(0).getType())
                          ? cast<RankedTensorType>(op->getResult(0).getType())
                                .getElementType()
                          : Type();
@@ -298,27 +299,26 @@ bool mlir::oneflow::searchAutoParallel(
               if (schedule == "gpipe" && stages == 1)
                 continue;
               ++considered;
-              Config c{data, tensor, stages, m, schedule.str(), zero, mode,
-                       solved};
+              Config c{data,           tensor, stages, m,
+                       schedule.str(), zero,   mode,   solved};
               double shards = double(data * stages);
               std::vector<int32_t> dataGroup = strided(data, tensor);
               // Every micro-batch fires each of the stage's kernels (about
               // one per op) once forward and twice backward.
-              c.compute = factor * r.computeSeconds / shards +
-                          factor * double(numOps) / stages * m *
-                              cluster.kernelOverhead;
+              c.compute =
+                  factor * r.computeSeconds / shards +
+                  factor * double(numOps) / stages * m * cluster.kernelOverhead;
               c.communication = factor * r.communicationSeconds / shards;
               // Recomputation runs forward work again in the backward pass:
               // the cheap ops (selective) or the whole forward, its
               // tensor-axis communication included (full).
-              double forward = (r.computeSeconds + r.communicationSeconds) /
-                               shards;
+              double forward =
+                  (r.computeSeconds + r.communicationSeconds) / shards;
               if (mode == "selective")
                 c.recomputation = cheapTimeShare * r.computeSeconds / shards;
               else if (mode == "full")
-                c.recomputation =
-                    forward + double(numOps) / stages * m *
-                                  cluster.kernelOverhead;
+                c.recomputation = forward + double(numOps) / stages * m *
+                                                cluster.kernelOverhead;
               c.bubble = (stages - 1) *
                          (c.compute + c.communication + c.recomputation) / m;
               if (stages > 1)
@@ -341,10 +341,10 @@ bool mlir::oneflow::searchAutoParallel(
                   c.gradients += cluster.collective(CollectiveKind::AllReduce,
                                                     stageParameters, dataGroup);
                   if (zero >= 3)
-                    c.gradients += 2 * m *
-                                   cluster.collective(CollectiveKind::AllGather,
-                                                      stageParameters,
-                                                      dataGroup);
+                    c.gradients +=
+                        2 * m *
+                        cluster.collective(CollectiveKind::AllGather,
+                                           stageParameters, dataGroup);
                 }
                 double owned = stageParameters / (zero >= 1 ? data : 1);
                 c.state = request.stateTensors * owned;
@@ -360,8 +360,7 @@ bool mlir::oneflow::searchAutoParallel(
                 perMicrobatch = std::min(
                     perMicrobatch,
                     perMicrobatch / numLayers * stages +
-                        numLayers / stages * boundaryBytes /
-                            double(data * m));
+                        numLayers / stages * boundaryBytes / double(data * m));
               c.activations = perMicrobatch * inFlight;
               configs.push_back(c);
             }

@@ -2,8 +2,8 @@
 //
 // The outer search of `--auto-parallel --devices=N`: the mesh (data x
 // tensor), pipeline stages, micro-batches, schedule, ZeRO stage and
-// activation recomputation, priced by an analytical step model over per-op SBP solves of
-// the forward graph (docs/simulator.md, "Automatic parallel plans").
+// activation recomputation, priced by an analytical step model over per-op SBP
+// solves of the forward graph (docs/simulator.md, "Automatic parallel plans").
 //
 //===----------------------------------------------------------------------===//
 

@@ -127,4 +127,3 @@ bool mlir::oneflow::makePricedReport(llvm::StringRef clusterPath,
   options.pricer = std::move(pricers.pricer);
   return true;
 }
-

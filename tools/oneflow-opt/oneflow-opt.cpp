@@ -91,10 +91,10 @@ static llvm::cl::opt<std::string> strategyOption(
                    "solve on the cluster of --simulate (default "
                    "clusters/cpu-local.json)"),
     llvm::cl::init("data"));
-static llvm::cl::opt<bool> shardOptimizerStateOption(
-    "shard-optimizer-state",
-    llvm::cl::desc("Deprecated: =false is --zero=0"),
-    llvm::cl::init(true));
+static llvm::cl::opt<bool>
+    shardOptimizerStateOption("shard-optimizer-state",
+                              llvm::cl::desc("Deprecated: =false is --zero=0"),
+                              llvm::cl::init(true));
 static llvm::cl::opt<int64_t> zeroOption(
     "zero",
     llvm::cl::desc("ZeRO stage on the data-parallel mesh axes: 0 replicated, "
@@ -719,10 +719,8 @@ static void applyChoice(const oneflow::AutoParallelChoice &choice) {
 /// Megatron template, replayed, and the fastest that fits becomes
 /// autoChoice; the step model's choice stays when none could be checked.
 static LogicalResult
-verifyCandidates(ModuleOp model,
-                 ArrayRef<oneflow::AutoParallelChoice> ranked,
-                 llvm::StringRef device,
-                 llvm::function_ref<double()> elapsed) {
+verifyCandidates(ModuleOp model, ArrayRef<oneflow::AutoParallelChoice> ranked,
+                 llvm::StringRef device, llvm::function_ref<double()> elapsed) {
   std::string cluster = autoClusterPath();
   // The options a configuration sets, restored after each check.
   std::string mesh = meshOption, strategy = strategyOption,
@@ -776,13 +774,11 @@ verifyCandidates(ModuleOp model,
       } else {
         ++checked;
         llvm::errs() << "simulated step "
-                     << llvm::format("%.4g", step.stepSeconds)
-                     << " s (model " << llvm::format("%.4g", choice.stepSeconds)
-                     << " s), "
+                     << llvm::format("%.4g", step.stepSeconds) << " s (model "
+                     << llvm::format("%.4g", choice.stepSeconds) << " s), "
                      << llvm::format("%.2f", step.peakMemoryBytes / (1 << 30))
-                     << " GiB per device"
-                     << (step.fits ? "" : ", does not fit") << " ["
-                     << llvm::format("%.1f", seconds) << " s]\n";
+                     << " GiB per device" << (step.fits ? "" : ", does not fit")
+                     << " [" << llvm::format("%.1f", seconds) << " s]\n";
         if (step.fits && (!best || step.stepSeconds < best->step.stepSeconds))
           best = Checked{choice, step};
       }

@@ -52,9 +52,9 @@ struct SbpAutoOptions {
   /// the data-parallel ranks); none when empty.
   std::function<double(double localBytes, ArrayRef<sbp::Sbp> nd)> variableExtra;
   /// ZeRO stage to hold on `dataAxes` (-1: the solve's own choice): 0
-  /// keeps optimizer state and parameters replicated on them, 1 and 2
-  /// split the optimizer state (of every parameter whose state divides), 3
-  /// the trained parameters too.
+  /// keeps the optimizer state replicated on them, 1 and 2 split it (every
+  /// state tensor some split divides), 3 the trained parameters too (below
+  /// 3 the parameters' layout is the solve's).
   int64_t zero = -1;
   SmallVector<int64_t> dataAxes;
   /// Layouts of named variables the outer search chose (nd-SBPs on this
