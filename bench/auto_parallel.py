@@ -90,6 +90,13 @@ def gpt3(args, work):
                                 err).group(1))
     search = float(re.search(r"SBP solves of the forward graph \(\d+ ops\) "
                              r"in ([0-9.]+) s", err).group(1))
+    # With the simulator's check of the candidates: its choice, and the
+    # whole search's time (the step model's included).
+    check = re.search(r"auto-parallel: simulator's check: .* in ([0-9.]+) s; "
+                      r"chosen: (.*), simulated step", err)
+    if check:
+        search = float(check.group(1))
+        chosen = check.group(2)
     step = json.load(open(sim))["step_seconds"]
     print(err, flush=True)
     auto_row = (f"auto: {chosen}", seconds, search, predicted, step)
@@ -106,6 +113,9 @@ def gpt3(args, work):
                 grid.append((data, tensor, stages, micro))
     for data, tensor, stages, micro in grid:
         if args.quick and (tensor, stages) not in ((8, 1), (8, 8)):
+            continue
+        if args.hand and f"{data}x{tensor}x{stages}" not in \
+                args.hand.split(","):
             continue
         sim = os.path.join(work, f"hand-{data}-{tensor}-{stages}.json")
         mesh = f"{data}x{tensor}" if tensor > 1 else f"{data}"
@@ -129,7 +139,7 @@ def gpt3(args, work):
         f"(`clusters/a100-80gb-sxm.json`, memory capacity raised), "
         f"{time.strftime('%Y-%m-%d')}:",
         "",
-        "| layout | compile (s) | search (s) | search's own prediction (s) "
+        "| layout | compile (s) | search (s) | step model's prediction (s) "
         "| simulated step (s) |",
         "| --- | --- | --- | --- | --- |",
     ]
@@ -247,6 +257,9 @@ def main():
     parser.add_argument("--gpt3", action="store_true")
     parser.add_argument("--quick", action="store_true",
                         help="with --gpt3: two hand layouts only")
+    parser.add_argument("--hand", default="",
+                        help="with --gpt3: only these hand layouts, "
+                             "DATAxTENSORxSTAGES comma-separated")
     parser.add_argument("--measure", action="store_true")
     parser.add_argument("--steps", type=int, default=20)
     parser.add_argument("--repeats", type=int, default=3)

@@ -334,6 +334,12 @@ LogicalResult mlir::oneflow::emitPlan(ModuleOp module,
     built->plan.set_loss_output(loss.str());
   if (auto batch = module->getAttrOfType<IntegerAttr>(kBatchSizeAttrName))
     built->plan.set_batch_size(batch.getInt());
+  if (options.planOnly) {
+    built->plan.set_device(options.cuda ? "cuda" : "cpu");
+    if (options.planOut)
+      options.planOut->plan.Swap(&built->plan);
+    return success();
+  }
 
   if (std::error_code ec = llvm::sys::fs::create_directories(options.outputDir))
     return emitError(loc) << "cannot create " << options.outputDir << ": "

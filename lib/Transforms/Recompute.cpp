@@ -7,6 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "oneflow/Transforms/Recompute.h"
 #include "oneflow/Dialect/OneFlow/OneFlowDialect.h"
 #include "oneflow/Transforms/Passes.h"
 #include "oneflow/Transforms/Provenance.h"
@@ -48,11 +49,13 @@ bool fromParameter(Value value) {
   return op && isa<VariableOp>(op);
 }
 
+} // namespace
+
 /// Cheap to run again relative to the bytes of its result: elementwise,
 /// softmax and layout ops, and products of two activations (attention
 /// scores and their use), whose cost per result element is the sequence
 /// length, not a hidden dimension.
-bool isCheap(Operation *op) {
+bool mlir::oneflow::isCheapToRecompute(Operation *op) {
   if (op->hasTrait<OpTrait::SameOperandsAndResultType>() ||
       op->hasTrait<OpTrait::ResultsBroadcastableShape>())
     return true;
@@ -68,7 +71,7 @@ bool isCheap(Operation *op) {
 /// The layer of a location name: its module path up to the first index
 /// (`/blocks.3/attn/MatMul`, `blocks.3.mlp.fc` -> `blocks.3`), else its
 /// first component; empty for an unnamed op.
-std::string layerOfName(StringRef name) {
+std::string mlir::oneflow::layerOfName(StringRef name) {
   SmallVector<StringRef> parts;
   for (StringRef piece : llvm::split(name, '/'))
     for (StringRef part : llvm::split(piece, '.'))
@@ -84,6 +87,8 @@ std::string layerOfName(StringRef name) {
   }
   return parts.empty() ? "" : parts.front().str();
 }
+
+namespace {
 
 struct RecomputePass : public oneflow::impl::RecomputeBase<RecomputePass> {
   using Base::Base;
@@ -167,7 +172,7 @@ struct RecomputePass : public oneflow::impl::RecomputeBase<RecomputePass> {
   static llvm::DenseSet<Operation *> selectiveCandidates(Block &body) {
     llvm::DenseSet<Operation *> candidates;
     for (Operation &op : body)
-      if (recomputable(&op) && isCheap(&op))
+      if (recomputable(&op) && isCheapToRecompute(&op))
         candidates.insert(&op);
     bool changed = true;
     while (changed) {

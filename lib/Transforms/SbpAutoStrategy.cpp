@@ -19,6 +19,8 @@
 #include "oneflow/Dialect/OneFlow/OneFlowDialect.h"
 #include "oneflow/Dialect/SBP/BoxingCost.h"
 #include "oneflow/Transforms/Passes.h"
+#include "oneflow/Transforms/Provenance.h"
+#include "oneflow/Transforms/Recompute.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/SymbolTable.h"
@@ -29,6 +31,15 @@
 #include <cmath>
 #include <deque>
 #include <limits>
+#include <map>
+#include <set>
+
+namespace mlir {
+namespace oneflow {
+#define GEN_PASS_DEF_SBPAUTOSTRATEGY
+#include "oneflow/Transforms/Passes.h.inc"
+} // namespace oneflow
+} // namespace mlir
 
 using namespace mlir;
 using namespace mlir::oneflow;
@@ -45,8 +56,7 @@ constexpr double kMemoryTieBreak = 1e-16;
 /// The largest core the branch and bound searches (its recursion depth).
 constexpr size_t kMaxSearchDepth = 1000;
 
-struct Candidate {
-  SmallVector<NdSbp, 2> operands, results;
+struct Candidate : NdSignature {
   /// Seconds of the op's local work under this signature.
   double compute = 0;
   /// Per-device bytes of the result (variables only) and extra seconds.
@@ -58,6 +68,9 @@ struct Node {
   int argument = -1;
   SmallVector<Candidate, 4> candidates;
   bool isVariable = false;
+  /// How many ops share this node: a repeated layer's op and its copies in
+  /// the identical layers, solved once (their costs add up).
+  double multiplicity = 1;
 };
 
 /// A use of a producer's result: by a consumer's operand, by an assign
@@ -83,6 +96,79 @@ struct Elimination {
   unsigned i = 0, j = 0;
   std::vector<uint16_t> table;
 };
+
+/// Identical layers: the ops of each layer (module path up to its first
+/// index, as full recomputation groups them), in program order, keyed by a
+/// structural key (each op's name, attributes other than a variable's name
+/// and data, operand and result types, and which earlier op of the layer
+/// each operand comes from, or none); every layer whose key an earlier
+/// layer has maps its ops to that layer's, position by position.
+struct RepeatedLayers {
+  llvm::DenseMap<Operation *, Operation *> representative;
+  int64_t layers = 0, repeated = 0, groups = 0;
+};
+
+RepeatedLayers findRepeatedLayers(func::FuncOp graph) {
+  RepeatedLayers out;
+  llvm::StringMap<unsigned> known;
+  SmallVector<std::pair<std::string, SmallVector<Operation *>>> ordered;
+  for (Operation &op : graph.getOps()) {
+    if (isa<func::ReturnOp>(op))
+      continue;
+    std::string layer = layerOfName(locationName(op.getLoc()));
+    // Only indexed layers (`blocks.3`) repeat.
+    if (layer.empty() || !llvm::isDigit(layer.back()))
+      continue;
+    auto [it, inserted] = known.try_emplace(layer, ordered.size());
+    if (inserted)
+      ordered.push_back({layer, {}});
+    ordered[it->second].second.push_back(&op);
+  }
+  out.layers = ordered.size();
+  std::map<std::string, unsigned> firstWithKey;
+  std::set<unsigned> heads;
+  for (auto [index, entry] : llvm::enumerate(ordered)) {
+    ArrayRef<Operation *> ops = entry.second;
+    llvm::DenseMap<Operation *, unsigned> position;
+    std::string key;
+    llvm::raw_string_ostream os(key);
+    for (auto [i, op] : llvm::enumerate(ops)) {
+      position[op] = i;
+      os << op->getName() << "(";
+      for (Value operand : op->getOperands()) {
+        Operation *def = operand.getDefiningOp();
+        if (def && position.count(def))
+          os << "%" << position[def] << "."
+             << cast<OpResult>(operand).getResultNumber();
+        else
+          os << "%in";
+        os << ":" << operand.getType() << ",";
+      }
+      os << ")->(";
+      llvm::interleaveComma(op->getResultTypes(), os);
+      os << "){";
+      // A variable's candidates and costs follow from its type and role
+      // alone (its name, data and the piece of which logical variable it
+      // is do not matter).
+      if (isa<VariableOp>(op))
+        os << op->hasAttr(kTrainableAttrName) << op->hasAttr(kStateOfAttrName);
+      else
+        for (NamedAttribute attr : op->getAttrs())
+          os << attr.getName() << "=" << attr.getValue() << ";";
+      os << "}\n";
+    }
+    auto [it, inserted] = firstWithKey.try_emplace(key, index);
+    if (inserted)
+      continue;
+    ArrayRef<Operation *> first = ordered[it->second].second;
+    for (auto [op, rep] : llvm::zip(ops, first))
+      out.representative[op] = rep;
+    heads.insert(it->second);
+    ++out.repeated;
+  }
+  out.groups = heads.size();
+  return out;
+}
 
 class SbpGraphSolver {
 public:
@@ -114,6 +200,8 @@ public:
   double minimalVariableBytes() const;
   void write(func::FuncOp graph, FlatSymbolRefAttr placement);
 
+  /// Identical layers to solve once (null: none).
+  const RepeatedLayers *repeated = nullptr;
   std::vector<unsigned> choice;
   bool exact = true;
   double lowerBound = 0;
@@ -189,7 +277,6 @@ Type elementTypeOf(Operation *op) {
 }
 
 LogicalResult SbpGraphSolver::addOpCandidates(Node &node, Operation *op) {
-  size_t axes = mesh.size();
   if (auto pinned = op->getAttrOfType<sbp::SignatureAttr>(
           sbp::SBPDialect::kSignatureAttrName)) {
     Candidate c;
@@ -204,58 +291,36 @@ LogicalResult SbpGraphSolver::addOpCandidates(Node &node, Operation *op) {
   if (!ruleOp)
     return op->emitOpError() << "has no SBP rule and cannot be distributed";
   SbpFactorRule rule = ruleOp.getSbpFactorRule();
-  SmallVector<SbpSignature> sigs = rule.enumerateSignatures();
   OpCost work = estimateCost(op);
   bool source = op->getNumOperands() == 0;
   Type element = elementTypeOf(op);
-  SmallVector<size_t> index(axes, 0);
-  while (true) {
-    Candidate c;
-    c.operands.assign(op->getNumOperands(), NdSbp(axes));
-    c.results.assign(op->getNumResults(), NdSbp(axes));
-    double degree = 1;
-    SmallVector<int64_t> piecesOfFactor(rule.getNumFactors(), 1);
-    for (size_t axis = 0; axis < axes; ++axis) {
-      const SbpSignature &sig = sigs[index[axis]];
-      for (size_t i = 0; i < sig.operands.size(); ++i)
-        c.operands[i][axis] = sig.operands[i];
-      for (size_t i = 0; i < sig.results.size(); ++i)
-        c.results[i][axis] = sig.results[i];
-      if (sig.splitFactor >= 0) {
-        degree *= mesh[axis];
-        piecesOfFactor[sig.splitFactor] *= mesh[axis];
-      }
-    }
-    bool valid = true;
-    for (auto [factor, pieces] : llvm::enumerate(piecesOfFactor)) {
-      int64_t units = rule.getFactorUnits(factor);
-      valid &= units == 0 || units % pieces == 0;
-    }
-    for (auto [value, nd] : llvm::zip(op->getOperands(), c.operands))
-      valid &= splitsDivide(nd, value.getType(), mesh);
-    for (auto [value, nd] : llvm::zip(op->getResults(), c.results))
-      valid &= splitsDivide(nd, value.getType(), mesh);
-    if (valid) {
-      if (!source) {
-        OpCost local;
-        local.gemmFlops = work.gemmFlops / degree;
-        local.gemmCount = work.gemmCount;
-        local.vectorFlops = work.vectorFlops / degree;
-        double bytes = 0;
-        for (auto [value, nd] : llvm::zip(op->getOperands(), c.operands))
-          bytes += localBytes(value.getType(), nd, mesh);
-        for (auto [value, nd] : llvm::zip(op->getResults(), c.results))
-          bytes += localBytes(value.getType(), nd, mesh);
-        c.compute = options.kernelPricer(local, bytes, element);
-      }
-      node.candidates.push_back(std::move(c));
-    }
-    size_t axis = 0;
-    while (axis < axes && ++index[axis] == sigs.size())
-      index[axis++] = 0;
-    if (axis == axes)
-      break;
-  }
+  forEachNdSignature(
+      rule, mesh, op->getNumOperands(), op->getNumResults(),
+      [&](const NdSignature &sig, double degree, bool wholeUnits) {
+        bool valid = wholeUnits;
+        for (auto [value, nd] : llvm::zip(op->getOperands(), sig.operands))
+          valid &= splitsDivide(nd, value.getType(), mesh);
+        for (auto [value, nd] : llvm::zip(op->getResults(), sig.results))
+          valid &= splitsDivide(nd, value.getType(), mesh);
+        if (!valid)
+          return;
+        Candidate c;
+        c.operands = sig.operands;
+        c.results = sig.results;
+        if (!source) {
+          OpCost local;
+          local.gemmFlops = work.gemmFlops / degree;
+          local.gemmCount = work.gemmCount;
+          local.vectorFlops = work.vectorFlops / degree;
+          double bytes = 0;
+          for (auto [value, nd] : llvm::zip(op->getOperands(), c.operands))
+            bytes += localBytes(value.getType(), nd, mesh);
+          for (auto [value, nd] : llvm::zip(op->getResults(), c.results))
+            bytes += localBytes(value.getType(), nd, mesh);
+          c.compute = options.kernelPricer(local, bytes, element);
+        }
+        node.candidates.push_back(std::move(c));
+      });
   if (node.candidates.empty())
     return op->emitOpError()
            << "has no valid SBP signature on the mesh " << meshString(mesh);
@@ -332,6 +397,26 @@ LogicalResult SbpGraphSolver::build(func::FuncOp graph) {
         producerOf[variable.getResult()] = {it->second, 0};
         nodeOfOp[&op] = it->second;
         continue;
+      }
+    }
+    // An op of a repeated layer shares the node of its copy in the first
+    // identical layer.
+    if (repeated) {
+      auto rep = repeated->representative.find(&op);
+      if (rep != repeated->representative.end()) {
+        auto shared = nodeOfOp.find(rep->second);
+        if (shared != nodeOfOp.end()) {
+          unsigned id = shared->second;
+          nodes[id].multiplicity += 1;
+          nodeOfOp[&op] = id;
+          if (auto variable = dyn_cast<VariableOp>(op))
+            variableNode[variable.getVarName()] = id;
+          for (auto [index, operand] : llvm::enumerate(op.getOperands()))
+            addUse(operand, id, Use::Operand, index);
+          for (auto [index, result] : llvm::enumerate(op.getResults()))
+            producerOf[result] = {id, unsigned(index)};
+          continue;
+        }
       }
     }
     Node node;
@@ -420,8 +505,9 @@ void SbpGraphSolver::solve(double lambda) {
   unary.assign(n, {});
   for (size_t k = 0; k < n; ++k)
     for (const Candidate &c : nodes[k].candidates)
-      unary[k].push_back(c.compute + c.extra +
-                         (lambda + kMemoryTieBreak) * c.memory);
+      unary[k].push_back(
+          nodes[k].multiplicity *
+          (c.compute + c.extra + (lambda + kMemoryTieBreak) * c.memory));
   edges.clear();
   adjacent.clear();
   adjacent.resize(n);
@@ -727,7 +813,8 @@ double SbpGraphSolver::objective(ArrayRef<unsigned> assignment,
   double total = 0;
   for (auto [k, node] : llvm::enumerate(nodes)) {
     const Candidate &c = node.candidates[assignment[k]];
-    total += c.compute + c.extra + (lambda + kMemoryTieBreak) * c.memory;
+    total += node.multiplicity *
+             (c.compute + c.extra + (lambda + kMemoryTieBreak) * c.memory);
   }
   for (const Use &use : uses)
     if (use.producer != use.consumer || use.kind == Use::Return)
@@ -762,14 +849,15 @@ SbpAutoResult SbpGraphSolver::evaluate() const {
   r.exact = exact;
   for (auto [k, node] : llvm::enumerate(nodes)) {
     const Candidate &c = node.candidates[choice[k]];
-    r.computeSeconds += c.compute;
-    r.extraSeconds += c.extra;
+    double times = node.multiplicity;
+    r.computeSeconds += times * c.compute;
+    r.extraSeconds += times * c.extra;
     if (node.isVariable)
-      r.variableBytes += c.memory;
+      r.variableBytes += times * c.memory;
     else if (node.op && !isa<ReshapeOp, FlattenOp, SqueezeOp, UnsqueezeOp,
                              ConstantOp>(node.op)) // views hold no bytes
       for (auto [value, nd] : llvm::zip(node.op->getResults(), c.results))
-        r.activationBytes += localBytes(value.getType(), nd, mesh);
+        r.activationBytes += times * localBytes(value.getType(), nd, mesh);
   }
   for (const Use &use : uses)
     if (use.producer != use.consumer || use.kind == Use::Return)
@@ -823,9 +911,18 @@ LogicalResult mlir::oneflow::solveSbpAuto(ModuleOp module,
            << "unsupported mesh: 1 to 3 axes of at least one device each";
   SbpAutoOptions local = options;
   local.meshShape = shape;
-  int64_t numOps = std::distance(graph.getOps().begin(), graph.getOps().end());
-  bool axisWise = shape.size() > 1 && numOps > options.fullSolveLimit;
   SbpGraphSolver solver(local);
+  // Identical layers solved once: every copy takes its first layer's
+  // signatures (exact for that restriction).
+  RepeatedLayers repeated;
+  if (options.repeatedLayers) {
+    repeated = findRepeatedLayers(graph);
+    solver.repeated = &repeated;
+  }
+  // The ops the solve has nodes for (a repeated layer's copies have none).
+  int64_t numOps = std::distance(graph.getOps().begin(), graph.getOps().end()) -
+                   int64_t(repeated.representative.size());
+  bool axisWise = shape.size() > 1 && numOps > options.fullSolveLimit;
   // The outer search's variable layouts, when it gave some for this mesh:
   // kept when the graph is solved one axis at a time (a small graph's
   // whole solve knows better than the forward-only search).
@@ -838,6 +935,37 @@ LogicalResult mlir::oneflow::solveSbpAuto(ModuleOp module,
            it->second.size() != shape.size() ||
            ArrayRef<Sbp>(it->second) == ArrayRef<Sbp>(c.results[0]);
   };
+  // A ZeRO stage held on the data axes: the optimizer state split on every
+  // data axis from stage 1 (replicated at stage 0), the trained parameters
+  // too at stage 3 (below it their layout stays the solve's); a filter
+  // that rejects every candidate of a node keeps them all.
+  if (llvm::any_of(options.dataAxes, [&](int64_t axis) {
+        return axis < 0 || axis >= int64_t(shape.size());
+      }))
+    return module.emitError() << "sbp-auto: a data axis is not an axis of the "
+                                 "mesh "
+                              << meshString(shape);
+  if (options.zero > 3)
+    return module.emitError()
+           << "sbp-auto: zero must be -1 (the solve's choice) or 0 to 3, not "
+           << options.zero;
+  auto zeroKeeps = [&](Operation *op, const Candidate &c) {
+    auto variable = dyn_cast_or_null<VariableOp>(op);
+    if (options.zero < 0 || !variable)
+      return true;
+    bool state = op->hasAttr(kStateOfAttrName);
+    if (!state && (!op->hasAttr(kTrainableAttrName) || options.zero < 3))
+      return true;
+    bool split = state ? options.zero >= 1 : true;
+    for (int64_t axis : options.dataAxes)
+      if (axis < int64_t(c.results[0].size()) &&
+          c.results[0][axis].isSplit() != split)
+        return false;
+    return true;
+  };
+  solver.keep = [&](Operation *op, int, const Candidate &c) {
+    return zeroKeeps(op, c);
+  };
   // A graph too large for the nd candidates of every op is solved one mesh
   // axis at a time (a heuristic): the outermost axis alone first, then
   // the whole mesh keeping that axis' choice.
@@ -846,6 +974,9 @@ LogicalResult mlir::oneflow::solveSbpAuto(ModuleOp module,
     SbpAutoOptions first = local;
     first.meshShape = {shape[0]};
     outer = std::make_unique<SbpGraphSolver>(first);
+    outer->keep = [&](Operation *op, int, const Candidate &c) {
+      return zeroKeeps(op, c);
+    };
     if (failed(outer->build(graph)))
       return failure();
     outer->solve(0);
@@ -857,7 +988,7 @@ LogicalResult mlir::oneflow::solveSbpAuto(ModuleOp module,
     };
     solver.keep = [&](Operation *op, int argument, const Candidate &c) {
       const Candidate *first = outer->chosen(op, argument);
-      return pinned(op, c) &&
+      return pinned(op, c) && zeroKeeps(op, c) &&
              (!first || (sameOuter(first->operands, c.operands) &&
                          sameOuter(first->results, c.results)));
     };
@@ -913,6 +1044,10 @@ LogicalResult mlir::oneflow::solveSbpAuto(ModuleOp module,
     }
   }
 
+  result.layers = repeated.layers;
+  result.repeatedLayers = repeated.repeated;
+  result.layerGroups = repeated.groups;
+
   // Place the graph and pin the solution.
   solver.write(graph, placeGraph(module, graph, shape, options.device));
 
@@ -939,6 +1074,10 @@ LogicalResult mlir::oneflow::solveSbpAuto(ModuleOp module,
     if (axisWise)
       os << "one mesh axis at a time (over " << options.fullSolveLimit
          << " ops), ";
+    if (options.repeatedLayers && repeated.repeated > 0)
+      os << result.repeatedLayers << " of " << result.layers
+         << " layers repeat one of " << result.layerGroups
+         << " (solved once), ";
     if (result.exact)
       os << "solved exactly";
     else
@@ -959,20 +1098,47 @@ LogicalResult mlir::oneflow::solveSbpAuto(ModuleOp module,
 
 namespace {
 struct SbpAutoStrategyPass
-    : public PassWrapper<SbpAutoStrategyPass, OperationPass<ModuleOp>> {
-  MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(SbpAutoStrategyPass)
-
+    : public oneflow::impl::SbpAutoStrategyBase<SbpAutoStrategyPass> {
+  using Base::Base;
+  SbpAutoStrategyPass() = default;
+  /// From C++: the pricers, pins and report already made (the ODS options
+  /// are then unused).
   explicit SbpAutoStrategyPass(SbpAutoOptions options)
-      : options(std::move(options)) {}
-  StringRef getArgument() const override { return "sbp-auto-strategy"; }
-  StringRef getDescription() const override {
-    return "Pin every op's SBP signature by a cost-based solve";
-  }
+      : given(std::move(options)), fromOptions(false) {}
+  SbpAutoStrategyPass(const SbpAutoStrategyPass &other)
+      : Base(other), given(other.given), fromOptions(other.fromOptions) {}
+
   void runOnOperation() override {
+    if (!fromOptions) {
+      if (failed(solveSbpAuto(getOperation(), given)))
+        signalPassFailure();
+      return;
+    }
+    SbpAutoOptions options;
+    StringRef path = cluster.empty() ? defaultAutoCluster() : cluster;
+    ClusterSummary summary;
+    if (device != "cpu" && device != "cuda") {
+      getOperation().emitError()
+          << "sbp-auto-strategy: device must be cpu or cuda, not '" << device
+          << "'";
+      return signalPassFailure();
+    }
+    if (!makeAutoPricers(path, device == "cuda", options, &summary))
+      return signalPassFailure();
+    options.meshShape.assign(meshShape.begin(), meshShape.end());
+    options.device = device;
+    options.memoryCapacity = summary.memoryCapacity;
+    options.enumerate = enumerate;
+    options.zero = zero;
+    options.dataAxes.assign(dataAxes.begin(), dataAxes.end());
+    options.repeatedLayers = repeatedLayers;
+    options.report = &llvm::errs();
     if (failed(solveSbpAuto(getOperation(), options)))
       signalPassFailure();
   }
-  SbpAutoOptions options;
+
+  SbpAutoOptions given;
+  bool fromOptions = true;
 };
 } // namespace
 

@@ -25,11 +25,6 @@ using sbp::SbpSignature;
 
 namespace {
 
-/// An nd-signature: one SBP per mesh axis for every operand and result.
-struct NdSignature {
-  SmallVector<NdSbp> operands, results;
-};
-
 sbp::SignatureAttr toAttr(MLIRContext *context, const NdSignature &sig) {
   auto convert = [&](ArrayRef<NdSbp> list) {
     return llvm::map_to_vector(list, [&](const NdSbp &nd) {
@@ -152,68 +147,41 @@ struct SbpInferPass : public oneflow::impl::SbpInferBase<SbpInferPass> {
   /// of the iteration space. The all-B signature always fits, so there is
   /// always one.
   NdSignature choose(Operation *op, const SbpFactorRule &rule) {
-    SmallVector<SbpSignature> sigs = rule.enumerateSignatures();
     double work = 1;
     for (int64_t size : factorSizes(rule, op))
       work *= size;
     // Sources (constants, parameters) compute nothing: all-B unless pinned.
     if (op->getNumOperands() == 0)
       work = 0;
-    size_t axes = meshShape.size();
-    SmallVector<size_t> index(axes, 0);
     NdSignature best;
     double bestCost = std::numeric_limits<double>::infinity();
-    while (true) {
-      NdSignature candidate;
-      candidate.operands.assign(op->getNumOperands(), NdSbp(axes));
-      candidate.results.assign(op->getNumResults(), NdSbp(axes));
-      double degree = 1;
-      SmallVector<int64_t> piecesOfFactor(rule.getNumFactors(), 1);
-      for (size_t axis = 0; axis < axes; ++axis) {
-        const SbpSignature &sig = sigs[index[axis]];
-        for (size_t i = 0; i < sig.operands.size(); ++i)
-          candidate.operands[i][axis] = sig.operands[i];
-        for (size_t i = 0; i < sig.results.size(); ++i)
-          candidate.results[i][axis] = sig.results[i];
-        if (sig.splitFactor >= 0) {
-          degree *= meshShape[axis];
-          piecesOfFactor[sig.splitFactor] *= meshShape[axis];
-        }
-      }
-      bool wholeUnits =
-          llvm::all_of(llvm::enumerate(piecesOfFactor), [&](auto factorPieces) {
-            int64_t units = rule.getFactorUnits(factorPieces.index());
-            return units == 0 || units % factorPieces.value() == 0;
-          });
-      if (wholeUnits && fits(op, candidate)) {
-        double cost = work / degree;
-        for (auto [operand, nd] :
-             llvm::zip(op->getOperands(), candidate.operands))
-          cost += sbp::boxingBytesND(sbpOf.lookup(operand), nd,
-                                     tensorBytes(operand.getType()), meshShape);
-        // A partial sum must be reduced sooner or later: count it now, so
-        // that a free P is not preferred to a cheaper conversion.
-        for (auto [result, nd] :
-             llvm::zip(op->getResults(), candidate.results)) {
-          NdSbp reduced = nd;
-          for (sbp::Sbp &s : reduced)
-            if (s.isPartialSum())
-              s = sbp::Sbp::broadcast();
-          cost += sbp::boxingBytesND(nd, reduced, tensorBytes(result.getType()),
-                                     meshShape);
-        }
-        if (cost < bestCost) {
-          bestCost = cost;
-          best = candidate;
-        }
-      }
-      // Next combination (odometer over the mesh axes).
-      size_t axis = 0;
-      while (axis < axes && ++index[axis] == sigs.size())
-        index[axis++] = 0;
-      if (axis == axes)
-        break;
-    }
+    forEachNdSignature(
+        rule, meshShape, op->getNumOperands(), op->getNumResults(),
+        [&](const NdSignature &candidate, double degree, bool wholeUnits) {
+          if (!wholeUnits || !fits(op, candidate))
+            return;
+          double cost = work / degree;
+          for (auto [operand, nd] :
+               llvm::zip(op->getOperands(), candidate.operands))
+            cost +=
+                sbp::boxingBytesND(sbpOf.lookup(operand), nd,
+                                   tensorBytes(operand.getType()), meshShape);
+          // A partial sum must be reduced sooner or later: count it now, so
+          // that a free P is not preferred to a cheaper conversion.
+          for (auto [result, nd] :
+               llvm::zip(op->getResults(), candidate.results)) {
+            NdSbp reduced = nd;
+            for (sbp::Sbp &s : reduced)
+              if (s.isPartialSum())
+                s = sbp::Sbp::broadcast();
+            cost += sbp::boxingBytesND(
+                nd, reduced, tensorBytes(result.getType()), meshShape);
+          }
+          if (cost < bestCost) {
+            bestCost = cost;
+            best = candidate;
+          }
+        });
     return best;
   }
 

@@ -119,3 +119,42 @@ FlatSymbolRefAttr mlir::oneflow::placeGraph(ModuleOp module, func::FuncOp graph,
   graph->setAttr(sbp::SBPDialect::kPlacementAttrName, placement);
   return placement;
 }
+
+void mlir::oneflow::forEachNdSignature(
+    const sbp::SbpFactorRule &rule, ArrayRef<int64_t> meshShape,
+    unsigned numOperands, unsigned numResults,
+    function_ref<void(const NdSignature &, double, bool)> visit) {
+  SmallVector<sbp::SbpSignature> sigs = rule.enumerateSignatures();
+  size_t axes = meshShape.size();
+  SmallVector<size_t> index(axes, 0);
+  while (true) {
+    NdSignature nd;
+    nd.operands.assign(numOperands, NdSbp(axes));
+    nd.results.assign(numResults, NdSbp(axes));
+    double degree = 1;
+    SmallVector<int64_t> piecesOfFactor(rule.getNumFactors(), 1);
+    for (size_t axis = 0; axis < axes; ++axis) {
+      const sbp::SbpSignature &sig = sigs[index[axis]];
+      for (size_t i = 0; i < sig.operands.size(); ++i)
+        nd.operands[i][axis] = sig.operands[i];
+      for (size_t i = 0; i < sig.results.size(); ++i)
+        nd.results[i][axis] = sig.results[i];
+      if (sig.splitFactor >= 0) {
+        degree *= meshShape[axis];
+        piecesOfFactor[sig.splitFactor] *= meshShape[axis];
+      }
+    }
+    bool wholeUnits = true;
+    for (auto [factor, pieces] : llvm::enumerate(piecesOfFactor)) {
+      int64_t units = rule.getFactorUnits(factor);
+      wholeUnits &= units == 0 || units % pieces == 0;
+    }
+    visit(nd, degree, wholeUnits);
+    // Next combination (odometer over the mesh axes).
+    size_t axis = 0;
+    while (axis < axes && ++index[axis] == sigs.size())
+      index[axis++] = 0;
+    if (axis == axes)
+      break;
+  }
+}

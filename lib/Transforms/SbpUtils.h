@@ -4,6 +4,7 @@
 #define ONEFLOW_LIB_TRANSFORMS_SBPUTILS_H
 
 #include "oneflow/Dialect/SBP/SBPDialect.h"
+#include "oneflow/Dialect/SBP/SbpRule.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinTypes.h"
@@ -12,6 +13,23 @@ namespace mlir {
 namespace oneflow {
 
 using NdSbp = SmallVector<sbp::Sbp, 3>;
+
+/// An nd-signature: one SBP per mesh axis for every operand and result.
+struct NdSignature {
+  SmallVector<NdSbp, 2> operands, results;
+};
+
+/// Calls `visit` with every nd-signature of `rule` on a mesh of `meshShape`
+/// (one of the rule's 1-D signatures per axis, axis 0 varying fastest) for
+/// an op of `numOperands` operands and `numResults` results, the product
+/// of the axes that split a factor (`degree`, the op's work divides by
+/// it), and whether every split factor's pieces hold whole units (heads,
+/// groups). Splits of tensor dimensions are not checked (splitsDivide).
+void forEachNdSignature(
+    const sbp::SbpFactorRule &rule, ArrayRef<int64_t> meshShape,
+    unsigned numOperands, unsigned numResults,
+    function_ref<void(const NdSignature &sig, double degree, bool wholeUnits)>
+        visit);
 
 /// The mesh @main is placed on, or null with an error.
 sbp::MeshOp getGraphMesh(func::FuncOp graph);

@@ -2,9 +2,10 @@
 //
 // Every factorization devices = data x tensor x stages (tensor within the
 // innermost link level, so tensor parallelism stays inside a node), with
-// the micro-batch counts, schedules and optimizer-state sharding that
-// apply, priced by an analytical model of the training step whose per-op
-// part comes from the SBP solve of the forward graph on the tensor axis:
+// the micro-batch counts, schedules, ZeRO stages (0, 1, 3) and activation
+// recomputation modes (none, selective, full) that apply, priced by an
+// analytical model of the training step whose per-op part comes from the SBP
+// solve of the forward graph on the tensor axis:
 //
 //   stage work  = 3 (compute + tensor-axis communication) / (data stages)
 //                 (forward, and a backward of twice its cost), plus the
@@ -14,9 +15,17 @@
 //               + the gradient all-reduce over the data ranks (ZeRO-1:
 //                 reduce-scatter + all-gather, the same bytes)
 //               + the optimizer update at memory bandwidth
-//   memory      = parameters + gradients + optimizer state (/ data ranks
-//                 under ZeRO-1) + forward activations of the micro-batches
-//                 in flight (1F1B: min(m, stages); GPipe: m)
+//               + recomputation: the cheap ops' share of the forward
+//                 (selective) or the whole forward (full)
+//               + ZeRO-3: an all-gather of the stage's parameters over the
+//                 data ranks for the forward and backward of each
+//                 micro-batch
+//   memory      = parameters (/ data under ZeRO-3) + gradients (as many)
+//                 + optimizer state (/ data under ZeRO-1 and up)
+//                 + forward activations of the micro-batches in flight
+//                 (1F1B: min(m, stages); GPipe: m): all of them, without
+//                 the cheap ops' (selective), or each layer's input plus
+//                 one layer's (full)
 //
 // The solve runs on the whole batch with the edges out of weights weighted
 // by data x m (each micro-batch of each data rank fetches them again), so
@@ -31,6 +40,8 @@
 #include "oneflow/Dialect/OneFlow/OneFlowDialect.h"
 #include "oneflow/Dialect/SBP/SBPDialect.h"
 #include "oneflow/Transforms/Passes.h"
+#include "oneflow/Transforms/Provenance.h"
+#include "oneflow/Transforms/Recompute.h"
 #include "oneflow/Transforms/SbpAutoStrategy.h"
 
 #include "mlir/Pass/PassManager.h"
@@ -40,6 +51,7 @@
 #include <algorithm>
 #include <chrono>
 #include <map>
+#include <set>
 
 using namespace mlir;
 using namespace mlir::oneflow;
@@ -55,12 +67,15 @@ struct Solved {
 struct Config {
   int64_t data, tensor, stages, microbatches;
   std::string schedule;
-  bool zero;
+  int64_t zero;
+  std::string recompute;
   const Solved *solved;
-  double compute, communication, bubble, transfers, gradients, optimizer;
-  double parameters, gradientBytes, state, activations;
+  double compute = 0, communication = 0, bubble = 0, transfers = 0,
+         gradients = 0, optimizer = 0, recomputation = 0;
+  double parameters = 0, gradientBytes = 0, state = 0, activations = 0;
   double step() const {
-    return compute + communication + bubble + transfers + gradients + optimizer;
+    return compute + communication + bubble + transfers + gradients +
+           optimizer + recomputation;
   }
   double memory() const {
     return parameters + gradientBytes + state + activations;
@@ -96,10 +111,19 @@ std::string gib(double bytes) {
 
 } // namespace
 
-bool mlir::oneflow::searchAutoParallel(ModuleOp model,
-                                       const AutoParallelRequest &request,
-                                       AutoParallelChoice &choice,
-                                       llvm::raw_ostream &os) {
+std::string AutoParallelChoice::describe() const {
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  os << "data " << data << " x tensor " << tensor << " x stages " << stages
+     << ", " << microbatches << " micro-batch(es), " << schedule << ", ZeRO-"
+     << zero << ", recompute " << recompute;
+  return s;
+}
+
+bool mlir::oneflow::searchAutoParallel(
+    ModuleOp model, const AutoParallelRequest &request,
+    AutoParallelChoice &choice, llvm::raw_ostream &os,
+    SmallVectorImpl<AutoParallelChoice> *ranked) {
   auto start = std::chrono::steady_clock::now();
   SbpAutoOptions base;
   ClusterSummary cluster;
@@ -134,12 +158,47 @@ bool mlir::oneflow::searchAutoParallel(ModuleOp model,
   double flops = 0;
   int64_t numOps = 0, weightedProducts = 0;
   std::map<double, int64_t> resultBytes;
+  // What recomputation would save and cost, as fractions of the forward
+  // pass: the activation bytes (views and sources excluded, as the solve
+  // counts them) and the seconds (each op's whole work priced alone) of
+  // the ops selective recomputation runs again, and the layers full
+  // recomputation keeps only the inputs of.
+  double activationTotal = 0, cheapBytes = 0, opSeconds = 0, cheapSeconds = 0;
+  std::set<std::string> layers;
   graph.walk([&](Operation *op) {
     if (op == graph)
       return;
     ++numOps;
     OpCost cost = estimateCost(op);
     flops += cost.gemmFlops + cost.vectorFlops;
+    if (!isa<VariableOp, ConstantOp, ReshapeOp, FlattenOp, SqueezeOp,
+             UnsqueezeOp, func::ReturnOp>(op)) {
+      auto bytesOfType = [](Type type) {
+        auto tensor = dyn_cast<RankedTensorType>(type);
+        return tensor && tensor.hasStaticShape() ? bytesOf(tensor) : 0.0;
+      };
+      double bytes = 0;
+      for (Type type : op->getResultTypes())
+        bytes += bytesOfType(type);
+      double io = bytes;
+      for (Type type : op->getOperandTypes())
+        io += bytesOfType(type);
+      Type element = op->getNumResults() &&
+                             isa<RankedTensorType>(op->getResult(0).getType())
+                         ? cast<RankedTensorType>(op->getResult(0).getType())
+                               .getElementType()
+                         : Type();
+      double seconds = base.kernelPricer(cost, io, element);
+      activationTotal += bytes;
+      opSeconds += seconds;
+      if (isCheapToRecompute(op)) {
+        cheapBytes += bytes;
+        cheapSeconds += seconds;
+      }
+      std::string layer = layerOfName(locationName(op->getLoc()));
+      if (!layer.empty())
+        layers.insert(layer);
+    }
     if (isa<MatmulOp, BatchMatmulOp>(op) &&
         llvm::any_of(op->getOperands(), [](Value v) {
           return v.getDefiningOp<VariableOp>() != nullptr;
@@ -159,6 +218,12 @@ bool mlir::oneflow::searchAutoParallel(ModuleOp model,
       most = count;
       boundaryBytes = bytes;
     }
+  double cheapByteShare =
+      activationTotal > 0 ? cheapBytes / activationTotal : 0;
+  double cheapTimeShare = opSeconds > 0 ? cheapSeconds / opSeconds : 0;
+  // Full recomputation keeps each layer's input (a boundary activation)
+  // and, while one layer's backward runs, that layer's activations.
+  double numLayers = std::max<double>(1, layers.size());
   // At least two weighted products (one layer) per stage.
   int64_t maxStages =
       request.train ? std::max<int64_t>(1, weightedProducts / 2) : 1;
@@ -175,6 +240,8 @@ bool mlir::oneflow::searchAutoParallel(ModuleOp model,
     SbpAutoOptions options = base;
     options.meshShape = {tensor};
     options.sourceEdgeScale = double(data * m);
+    // The transformer blocks of the forward graph are solved once.
+    options.repeatedLayers = true;
     // A parameter replicated on the tensor axis gets its gradient reduced
     // over it once per step (counted in the solve's units: a forward pass
     // of the whole batch, which the step scales by factor / (data stages)).
@@ -218,48 +285,85 @@ bool mlir::oneflow::searchAutoParallel(ModuleOp model,
         if (!solved)
           continue;
         const SbpAutoResult &r = solved->result;
-        for (bool zero : {true, false}) {
-          if (zero && (data == 1 || !request.train))
-            continue;
-          for (StringRef schedule : {"1f1b", "gpipe"}) {
-            if (schedule == "gpipe" && stages == 1)
-              continue;
-            ++considered;
-            Config c{data, tensor, stages, m, schedule.str(),
-                     zero, solved, 0,      0, 0,
-                     0,    0,      0,      0, 0,
-                     0,    0};
-            double shards = double(data * stages);
-            // Every micro-batch fires each of the stage's kernels (about
-            // one per op) once forward and twice backward.
-            c.compute =
-                factor * r.computeSeconds / shards +
-                factor * double(numOps) / stages * m * cluster.kernelOverhead;
-            c.communication = factor * r.communicationSeconds / shards;
-            c.bubble = (stages - 1) * (c.compute + c.communication) / m;
-            if (stages > 1)
-              c.transfers = 2 * (m + stages - 1) *
-                            cluster.collective(CollectiveKind::Send,
-                                               boundaryBytes / double(data * m),
-                                               {0, int32_t(data * tensor)});
-            c.parameters = r.variableBytes / stages;
-            double inFlight = 1;
-            if (request.train) {
-              c.gradientBytes = c.parameters;
-              c.gradients = factor * r.extraSeconds / shards;
-              if (data > 1)
-                c.gradients +=
-                    cluster.collective(CollectiveKind::AllReduce, c.parameters,
-                                       strided(data, tensor));
-              double owned = c.parameters / (zero ? data : 1);
-              c.state = request.stateTensors * owned;
-              c.optimizer = owned * (2 * (1 + request.stateTensors) + 1) /
-                            cluster.memoryBandwidth;
-              inFlight = schedule == "gpipe" ? m : std::min(m, stages);
+        SmallVector<int64_t> zeros = {0};
+        SmallVector<std::string> modes = {"none"};
+        if (request.train) {
+          modes.assign(request.recomputeModes.begin(),
+                       request.recomputeModes.end());
+          if (data > 1)
+            zeros.assign(request.zeroStages.begin(), request.zeroStages.end());
+        }
+        for (int64_t zero : zeros) {
+          for (const std::string &mode : modes) {
+            for (StringRef schedule : {"1f1b", "gpipe"}) {
+              if (schedule == "gpipe" && stages == 1)
+                continue;
+              ++considered;
+              Config c{data,           tensor, stages, m,
+                       schedule.str(), zero,   mode,   solved};
+              double shards = double(data * stages);
+              std::vector<int32_t> dataGroup = strided(data, tensor);
+              // Every micro-batch fires each of the stage's kernels (about
+              // one per op) once forward and twice backward.
+              c.compute =
+                  factor * r.computeSeconds / shards +
+                  factor * double(numOps) / stages * m * cluster.kernelOverhead;
+              c.communication = factor * r.communicationSeconds / shards;
+              // Recomputation runs forward work again in the backward pass:
+              // the cheap ops (selective) or the whole forward, its
+              // tensor-axis communication included (full).
+              double forward =
+                  (r.computeSeconds + r.communicationSeconds) / shards;
+              if (mode == "selective")
+                c.recomputation = cheapTimeShare * r.computeSeconds / shards;
+              else if (mode == "full")
+                c.recomputation = forward + double(numOps) / stages * m *
+                                                cluster.kernelOverhead;
+              c.bubble = (stages - 1) *
+                         (c.compute + c.communication + c.recomputation) / m;
+              if (stages > 1)
+                c.transfers =
+                    2 * (m + stages - 1) *
+                    cluster.collective(CollectiveKind::Send,
+                                       boundaryBytes / double(data * m),
+                                       {0, int32_t(data * tensor)});
+              double stageParameters = r.variableBytes / stages;
+              c.parameters = stageParameters / (zero >= 3 ? data : 1);
+              double inFlight = 1;
+              if (request.train) {
+                c.gradientBytes = c.parameters;
+                c.gradients = factor * r.extraSeconds / shards;
+                // ZeRO-1/2: reduce-scatter + all-gather, the bytes of the
+                // all-reduce they replace; ZeRO-3 gathers the parameters
+                // again for the forward and the backward of every
+                // micro-batch.
+                if (data > 1) {
+                  c.gradients += cluster.collective(CollectiveKind::AllReduce,
+                                                    stageParameters, dataGroup);
+                  if (zero >= 3)
+                    c.gradients +=
+                        2 * m *
+                        cluster.collective(CollectiveKind::AllGather,
+                                           stageParameters, dataGroup);
+                }
+                double owned = stageParameters / (zero >= 1 ? data : 1);
+                c.state = request.stateTensors * owned;
+                c.optimizer = owned * (2 * (1 + request.stateTensors) + 1) /
+                              cluster.memoryBandwidth;
+                inFlight = schedule == "gpipe" ? m : std::min(m, stages);
+              }
+              double perMicrobatch =
+                  r.activationBytes / double(data * m * stages);
+              if (mode == "selective")
+                perMicrobatch *= 1 - cheapByteShare;
+              else if (mode == "full")
+                perMicrobatch = std::min(
+                    perMicrobatch,
+                    perMicrobatch / numLayers * stages +
+                        numLayers / stages * boundaryBytes / double(data * m));
+              c.activations = perMicrobatch * inFlight;
+              configs.push_back(c);
             }
-            c.activations =
-                r.activationBytes / double(data * m * stages) * inFlight;
-            configs.push_back(c);
           }
         }
       }
@@ -301,8 +405,8 @@ bool mlir::oneflow::searchAutoParallel(ModuleOp model,
   double tflops = factor * flops / (double(devices) * best.step()) / 1e12;
   os << "auto-parallel: chosen: data " << best.data << " x tensor "
      << best.tensor << " x stages " << best.stages << ", " << best.microbatches
-     << " micro-batch(es), " << best.schedule << ", ZeRO-1 "
-     << (best.zero ? "on" : "off") << "\n";
+     << " micro-batch(es), " << best.schedule << ", ZeRO-" << best.zero
+     << ", recompute " << best.recompute << "\n";
   os << "auto-parallel: predicted step " << llvm::format("%.4g", best.step())
      << " s = compute " << llvm::format("%.4g", best.compute)
      << " + tensor-axis communication "
@@ -310,15 +414,19 @@ bool mlir::oneflow::searchAutoParallel(ModuleOp model,
      << llvm::format("%.4g", best.bubble) << " + stage transfers "
      << llvm::format("%.4g", best.transfers) << " + gradient reduction "
      << llvm::format("%.4g", best.gradients) << " + optimizer "
-     << llvm::format("%.4g", best.optimizer) << "; "
+     << llvm::format("%.4g", best.optimizer) << " + recomputation "
+     << llvm::format("%.4g", best.recomputation) << "; "
      << llvm::format("%.3g", tflops) << " TFLOP/s per device\n";
   os << "auto-parallel: memory per device " << gib(best.memory())
      << " GiB = parameters " << gib(best.parameters) << " + gradients "
      << gib(best.gradientBytes) << " + optimizer state " << gib(best.state)
      << " + activations " << gib(best.activations) << "\n";
   os << "auto-parallel: the tensor-axis SBP solve: " << r.nodes << " nodes, "
-     << r.coreNodes << " left after eliminations, "
-     << (r.exact ? "exact" : "heuristic");
+     << r.coreNodes << " left after eliminations, ";
+  if (r.repeatedLayers > 0)
+    os << r.repeatedLayers << " of " << r.layers << " layers repeat one of "
+       << r.layerGroups << " (solved once), ";
+  os << (r.exact ? "exact" : "heuristic");
   if (!r.exact)
     os << " (core lower bound " << llvm::format("%.4g", r.lowerBound) << " s)";
   os << "\n";
@@ -344,41 +452,60 @@ bool mlir::oneflow::searchAutoParallel(ModuleOp model,
   }
   int shown = 0;
   os << "auto-parallel: runners-up:  data tensor stages micro schedule zero "
-        "  step (s)  memory (GiB)\n";
+        "recompute   step (s)  memory (GiB)\n";
   for (size_t i = 1; i < fitting.size() && shown < request.runnersUp; ++i) {
     const Config &c = fitting[i];
     os << llvm::format("auto-parallel:             %5lld %6lld %6lld %5lld "
-                       "%-8s %-4s %10.4g %12s\n",
+                       "%-8s %4lld %-9s %10.4g %12s\n",
                        (long long)c.data, (long long)c.tensor,
                        (long long)c.stages, (long long)c.microbatches,
-                       c.schedule.c_str(), c.zero ? "on" : "off", c.step(),
-                       gib(c.memory()).c_str());
+                       c.schedule.c_str(), (long long)c.zero,
+                       c.recompute.c_str(), c.step(), gib(c.memory()).c_str());
     ++shown;
   }
 
-  choice = AutoParallelChoice();
-  choice.data = best.data;
-  choice.tensor = best.tensor;
-  choice.stages = best.stages;
-  choice.microbatches = best.microbatches;
-  choice.schedule = best.schedule;
-  choice.zero = best.zero;
-  choice.stepSeconds = best.step();
-  if (best.data > 1)
-    choice.mesh.push_back(best.data);
-  if (best.tensor > 1)
-    choice.mesh.push_back(best.tensor);
-  if (choice.mesh.empty())
-    choice.mesh.push_back(1);
-  for (auto &entry : best.solved->layouts) {
-    SmallVector<sbp::Sbp, 3> nd;
-    if (best.data > 1)
-      nd.push_back(sbp::Sbp::broadcast());
-    if (best.tensor > 1)
-      nd.push_back(entry.getValue());
-    if (nd.empty())
-      nd.push_back(sbp::Sbp::broadcast());
-    choice.pins[entry.getKey()] = nd;
+  auto toChoice = [&](const Config &c) {
+    AutoParallelChoice out;
+    out.data = c.data;
+    out.tensor = c.tensor;
+    out.stages = c.stages;
+    out.microbatches = c.microbatches;
+    out.schedule = c.schedule;
+    out.zero = c.zero;
+    out.recompute = c.recompute;
+    out.stepSeconds = c.step();
+    out.memoryBytes = c.memory();
+    if (c.data > 1)
+      out.mesh.push_back(c.data);
+    if (c.tensor > 1)
+      out.mesh.push_back(c.tensor);
+    if (out.mesh.empty())
+      out.mesh.push_back(1);
+    for (auto &entry : c.solved->layouts) {
+      SmallVector<sbp::Sbp, 3> nd;
+      if (c.data > 1)
+        nd.push_back(sbp::Sbp::broadcast());
+      if (c.tensor > 1)
+        nd.push_back(entry.getValue());
+      if (nd.empty())
+        nd.push_back(sbp::Sbp::broadcast());
+      out.pins[entry.getKey()] = nd;
+    }
+    return out;
+  };
+  choice = toChoice(best);
+  if (ranked) {
+    // The cheapest configuration of each layout (data x tensor x stages):
+    // what the simulator's check compares are layouts, where the step
+    // model is least sure (pipelining).
+    ranked->clear();
+    std::set<std::tuple<int64_t, int64_t, int64_t>> layouts;
+    for (const Config &c : fitting) {
+      if (int(ranked->size()) >= request.keep)
+        break;
+      if (layouts.insert({c.data, c.tensor, c.stages}).second)
+        ranked->push_back(toChoice(c));
+    }
   }
   return true;
 }

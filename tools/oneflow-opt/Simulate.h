@@ -11,6 +11,7 @@
 #include "oneflow/Transforms/SbpAutoStrategy.h"
 #include "oneflow/Transforms/SbpReport.h"
 
+#include "mlir/IR/BuiltinOps.h"
 #include "llvm/ADT/StringRef.h"
 
 #include <functional>
@@ -22,6 +23,7 @@ namespace oneflow {
 
 class PhaseTimes;
 struct EmitPlanOptions;
+struct EmittedPlan;
 
 class PlanSimulation {
 public:
@@ -47,33 +49,27 @@ private:
   std::unique_ptr<Impl> impl;
 };
 
+/// What the simulator predicts for one plan (the search's check of its
+/// candidates).
+struct SimulatedStep {
+  double stepSeconds = 0, computeSeconds = 0, communicationSeconds = 0,
+         bubbleSeconds = 0;
+  double peakMemoryBytes = 0;
+  bool fits = true;
+};
+
+/// Builds the plan of `module` (graph passes done) with `options` but no
+/// kernel code, and replays one step of it on the cluster of
+/// `clusterPath`; false after an error (diagnosed).
+bool simulateModule(ModuleOp module, EmitPlanOptions options,
+                    llvm::StringRef clusterPath, SimulatedStep &step);
+
 /// Report options pricing each boxing on the cluster of `clusterPath`
 /// (`--sbp-report --simulate=CLUSTER.json`): the collective of every 1-D
 /// step timed by the cost model over a device group along its mesh axis
 /// (ranks the axis' stride apart, row-major mesh), so that the link level
 /// is the one the axis spans. False after printing the error.
 bool makePricedReport(llvm::StringRef clusterPath, SbpReportOptions &options);
-
-enum class CollectiveKind { AllReduce, AllGather, Send };
-
-/// What the outer search needs of a cluster beyond the pricers.
-struct ClusterSummary {
-  std::string name;
-  double memoryCapacity = 0, memoryBandwidth = 0, kernelOverhead = 0;
-  /// Devices of the innermost link level (0: all).
-  int64_t devicesPerNode = 0;
-  /// Seconds of a collective (a SEND: one transfer) of `bytes` over `group`.
-  std::function<double(CollectiveKind, double bytes, ArrayRef<int32_t> group)>
-      collective;
-};
-
-/// The pricers of --sbp-strategy=auto from the cluster of `clusterPath`:
-/// each boxing step as makePricedReport prices it, each op's local work by
-/// the cost model's kernel formula (without the per-task overhead, which
-/// no layout changes). False after printing the error.
-bool makeAutoPricers(llvm::StringRef clusterPath, bool allowTf32,
-                     SbpAutoOptions &options,
-                     ClusterSummary *summary = nullptr);
 
 } // namespace oneflow
 } // namespace mlir

@@ -2,6 +2,7 @@
 
 #include "Weights.h"
 
+#include "oneflow/Dialect/OneFlow/ElementTypeName.h"
 #include "oneflow/Dialect/OneFlow/OneFlowDialect.h"
 
 #include "mlir/IR/AsmState.h"
@@ -36,17 +37,7 @@ StringRef npyDescr(StringRef dtype) {
 }
 
 /// The manifest dtype of an element type; empty when unsupported.
-std::string dtypeOf(Type type) {
-  if (type.isF32())
-    return "f32";
-  if (type.isF64())
-    return "f64";
-  if (type.isInteger(32))
-    return "i32";
-  if (type.isInteger(64))
-    return "i64";
-  return "";
-}
+std::string dtypeOf(Type type) { return oneflow::elementTypeName(type).str(); }
 
 std::string shapeString(ArrayRef<int64_t> shape) {
   std::string s = "[";

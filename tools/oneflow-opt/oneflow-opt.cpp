@@ -37,10 +37,13 @@
 #include "mlir/Transforms/Passes.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/CommandLine.h"
+#include "llvm/Support/Format.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/ToolOutputFile.h"
 
+#include <chrono>
+#include <optional>
 #include <vector>
 
 using namespace mlir;
@@ -88,10 +91,10 @@ static llvm::cl::opt<std::string> strategyOption(
                    "solve on the cluster of --simulate (default "
                    "clusters/cpu-local.json)"),
     llvm::cl::init("data"));
-static llvm::cl::opt<bool> shardOptimizerStateOption(
-    "shard-optimizer-state",
-    llvm::cl::desc("Deprecated: =false is --zero=0"),
-    llvm::cl::init(true));
+static llvm::cl::opt<bool>
+    shardOptimizerStateOption("shard-optimizer-state",
+                              llvm::cl::desc("Deprecated: =false is --zero=0"),
+                              llvm::cl::init(true));
 static llvm::cl::opt<int64_t> zeroOption(
     "zero",
     llvm::cl::desc("ZeRO stage on the data-parallel mesh axes: 0 replicated, "
@@ -275,11 +278,36 @@ static llvm::cl::opt<bool> sbpAutoEnumerateOption(
                    "also enumerate every assignment of signatures and print "
                    "the optimum next to the solve's"),
     llvm::cl::init(false), llvm::cl::cat(autoCategory), llvm::cl::Hidden);
+static llvm::cl::opt<bool> sbpAutoRepeatedLayersOption(
+    "sbp-auto-repeated-layers",
+    llvm::cl::desc("With --sbp-strategy=auto or --auto-parallel: solve "
+                   "identical layers (module paths with an index, equal op "
+                   "by op) once, each copy taking the first one's "
+                   "signatures (default on)"),
+    llvm::cl::init(true), llvm::cl::cat(autoCategory));
 static llvm::cl::opt<int> runnersUpOption(
     "auto-parallel-runners-up",
     llvm::cl::desc("With --auto-parallel: how many runners-up to list "
                    "(default 5)"),
     llvm::cl::init(5), llvm::cl::cat(autoCategory));
+
+static llvm::cl::opt<int> autoVerifyOption(
+    "auto-parallel-verify",
+    llvm::cl::desc("With --auto-parallel: compile the step model's N best "
+                   "configurations into plans, each with the SBP solve and "
+                   "with the Megatron template, replay each on the "
+                   "simulator and take the fastest that fits (default 3; "
+                   "0: the step model's choice)"),
+    llvm::cl::init(3), llvm::cl::cat(autoCategory));
+static llvm::cl::opt<double> autoBudgetOption(
+    "auto-parallel-budget",
+    llvm::cl::desc("With --auto-parallel: seconds the whole search may take; "
+                   "no candidate is compiled for the simulator's check "
+                   "after they are spent (default 45)"),
+    llvm::cl::init(45.0), llvm::cl::cat(autoCategory));
+
+/// While the search checks its candidates: no sbp-auto summary lines.
+static bool quietAutoSolve = false;
 
 /// The configuration --auto-parallel chose; its parameter layouts are kept
 /// when the training graph is too large to solve over nd-signatures.
@@ -450,10 +478,19 @@ static LogicalResult addCompilePasses(PassManager &pm) {
     options.device = device;
     options.memoryCapacity = cluster.memoryCapacity;
     options.enumerate = sbpAutoEnumerateOption;
+    options.repeatedLayers = sbpAutoRepeatedLayersOption;
+    if (quietAutoSolve)
+      options.report = &llvm::nulls();
     // The optimizer state's layout is the solve's (ZeRO-1 where it pays);
     // --zero is for the hand strategies.
-    if (autoChoice.mesh == ArrayRef<int64_t>(shape))
+    if (autoChoice.mesh == ArrayRef<int64_t>(shape)) {
       options.variablePins = autoChoice.pins;
+      // The search's ZeRO stage on its data axis (the outermost).
+      if (autoParallelOption && autoChoice.data > 1) {
+        options.zero = autoChoice.zero;
+        options.dataAxes = {0};
+      }
+    }
     pm.addPass(oneflow::createSbpAutoStrategyPass(std::move(options)));
   } else {
     oneflow::SbpApplyStrategyOptions options;
@@ -474,6 +511,47 @@ static LogicalResult addCompilePasses(PassManager &pm) {
       return failure();
     pm.addPass(oneflow::createSbpReportPass(std::move(report)));
   }
+  return success();
+}
+
+/// The graph passes of --emit=plan: training and distribution (--mesh),
+/// one local program per rank, pipeline stages, gradient buckets.
+static LogicalResult addPlanPasses(PassManager &pm, ModuleOp module,
+                                   llvm::StringRef device) {
+  // With --mesh: distribute, then one local program per rank.
+  if (failed(addCompilePasses(pm)))
+    return failure();
+  // A graph placed by hand (sbp.placement on @main) is distributed from its
+  // pinned SBPs and casts, then localized too.
+  auto graph = module.lookupSymbol<func::FuncOp>("main");
+  if (meshOption.empty() && graph &&
+      graph->hasAttr(sbp::SBPDialect::kPlacementAttrName)) {
+    pm.addPass(oneflow::createSbpInfer());
+    pm.addPass(oneflow::createSbpInsertBoxing());
+    pm.addPass(createCSEPass());
+  }
+  if (!meshOption.empty() ||
+      (graph && graph->hasAttr(sbp::SBPDialect::kPlacementAttrName)))
+    pm.addPass(oneflow::createSbpLocalize(
+        oneflow::SbpLocalizeOptions{shareProgramsOption}));
+  if (stagesOption > 1) {
+    oneflow::SbpPipelineSplitOptions split;
+    split.stages = stagesOption;
+    split.schedule = scheduleOption;
+    split.virtualStages = virtualStagesOption;
+    // CUDA plans' sends and receives are NCCL calls, matched by order.
+    split.matchReceiveOrder = device == "cuda";
+    pm.addPass(oneflow::createSbpPipelineSplit(split));
+  }
+  // bf16/f16 products and reductions accumulate in f32.
+  pm.addPass(oneflow::createWidenLowPrecision());
+  if (bucketMbOption < 0) {
+    llvm::errs() << "error: --bucket-mb must be >= 0\n";
+    return failure();
+  }
+  oneflow::SbpBucketCollectivesOptions buckets;
+  buckets.bucketBytes = int64_t(bucketMbOption * 1024 * 1024);
+  pm.addPass(oneflow::createSbpBucketCollectives(buckets));
   return success();
 }
 
@@ -587,41 +665,7 @@ static int compileToPlan(llvm::StringRef input, llvm::StringRef outputDir,
     return 1;
   times.start("graph passes");
   PassManager pm(&context);
-  // With --mesh: distribute, then one local program per rank.
-  if (failed(addCompilePasses(pm)))
-    return 1;
-  // A graph placed by hand (sbp.placement on @main) is distributed from its
-  // pinned SBPs and casts, then localized too.
-  auto graph = module->lookupSymbol<func::FuncOp>("main");
-  if (meshOption.empty() && graph &&
-      graph->hasAttr(sbp::SBPDialect::kPlacementAttrName)) {
-    pm.addPass(oneflow::createSbpInfer());
-    pm.addPass(oneflow::createSbpInsertBoxing());
-    pm.addPass(createCSEPass());
-  }
-  if (!meshOption.empty() ||
-      (graph && graph->hasAttr(sbp::SBPDialect::kPlacementAttrName)))
-    pm.addPass(oneflow::createSbpLocalize(
-        oneflow::SbpLocalizeOptions{shareProgramsOption}));
-  if (stagesOption > 1) {
-    oneflow::SbpPipelineSplitOptions split;
-    split.stages = stagesOption;
-    split.schedule = scheduleOption;
-    split.virtualStages = virtualStagesOption;
-    // CUDA plans' sends and receives are NCCL calls, matched by order.
-    split.matchReceiveOrder = device == "cuda";
-    pm.addPass(oneflow::createSbpPipelineSplit(split));
-  }
-  // bf16/f16 products and reductions accumulate in f32.
-  pm.addPass(oneflow::createWidenLowPrecision());
-  if (bucketMbOption < 0) {
-    llvm::errs() << "error: --bucket-mb must be >= 0\n";
-    return 1;
-  }
-  oneflow::SbpBucketCollectivesOptions buckets;
-  buckets.bucketBytes = int64_t(bucketMbOption * 1024 * 1024);
-  pm.addPass(oneflow::createSbpBucketCollectives(buckets));
-  if (failed(pm.run(*module)))
+  if (failed(addPlanPasses(pm, *module, device)) || failed(pm.run(*module)))
     return 1;
   oneflow::EmitPlanOptions options;
   options.outputDir = outputDir.str();
@@ -674,6 +718,121 @@ loadToBytecode(llvm::StringRef path, DialectRegistry &registry) {
   return llvm::MemoryBuffer::getMemBufferCopy(bytes, path);
 }
 
+/// Sets the compile options to `choice` (and remembers it in autoChoice).
+static void applyChoice(const oneflow::AutoParallelChoice &choice) {
+  std::string mesh;
+  llvm::raw_string_ostream os(mesh);
+  llvm::interleave(choice.mesh, os, "x");
+  meshOption = mesh;
+  if (choice.sbpSource == "megatron")
+    strategyOption = choice.data > 1 && choice.tensor > 1 ? "data,tensor"
+                     : choice.tensor > 1                  ? "tensor"
+                                                          : "data";
+  else
+    strategyOption = "auto";
+  stagesOption = choice.stages;
+  microbatchesOption = choice.microbatches;
+  scheduleOption = choice.schedule;
+  if (trainOption)
+    recomputeOption = choice.recompute;
+  zeroOption = choice.zero;
+  autoChoice = choice;
+}
+
+/// The simulator's check of the step model's best configurations: each is
+/// compiled into a plan (no kernel code) with the SBP solve and with the
+/// Megatron template, replayed, and the fastest that fits becomes
+/// autoChoice; the step model's choice stays when none could be checked.
+static LogicalResult
+verifyCandidates(ModuleOp model, ArrayRef<oneflow::AutoParallelChoice> ranked,
+                 llvm::StringRef device, llvm::function_ref<double()> elapsed) {
+  std::string cluster = autoClusterPath();
+  // The options a configuration sets, restored after each check.
+  std::string mesh = meshOption, strategy = strategyOption,
+              schedule = scheduleOption, recompute = recomputeOption;
+  int64_t stages = stagesOption, microbatches = microbatchesOption,
+          zero = zeroOption;
+  oneflow::AutoParallelChoice modelChoice = autoChoice;
+  struct Checked {
+    oneflow::AutoParallelChoice choice;
+    oneflow::SimulatedStep step;
+  };
+  std::optional<Checked> best;
+  int checked = 0, skipped = 0;
+  for (const oneflow::AutoParallelChoice &candidate : ranked) {
+    for (llvm::StringRef source : {"solve", "megatron"}) {
+      // On one device every SBP is B: one check.
+      if (source == "megatron" && candidate.data * candidate.tensor == 1)
+        continue;
+      if (elapsed() > autoBudgetOption) {
+        ++skipped;
+        continue;
+      }
+      oneflow::AutoParallelChoice choice = candidate;
+      choice.sbpSource = source.str();
+      applyChoice(choice);
+      auto began = std::chrono::steady_clock::now();
+      OwningOpRef<ModuleOp> copy(model.clone());
+      oneflow::SimulatedStep step;
+      bool ok;
+      {
+        // A candidate that does not compile (a template that cannot split
+        // some tensor) is skipped, silently.
+        ScopedDiagnosticHandler silence(model.getContext(),
+                                        [](Diagnostic &) { return success(); });
+        quietAutoSolve = true;
+        PassManager pm(model.getContext());
+        oneflow::EmitPlanOptions options;
+        options.fuse = !fusionDisabled();
+        ok = succeeded(addPlanPasses(pm, *copy, device)) &&
+             succeeded(pm.run(*copy)) &&
+             oneflow::simulateModule(*copy, options, cluster, step);
+        quietAutoSolve = false;
+      }
+      double seconds = std::chrono::duration<double>(
+                           std::chrono::steady_clock::now() - began)
+                           .count();
+      llvm::errs() << "auto-parallel: check: " << choice.describe() << ", "
+                   << source << " SBP: ";
+      if (!ok) {
+        llvm::errs() << "does not compile\n";
+      } else {
+        ++checked;
+        llvm::errs() << "simulated step "
+                     << llvm::format("%.4g", step.stepSeconds) << " s (model "
+                     << llvm::format("%.4g", choice.stepSeconds) << " s), "
+                     << llvm::format("%.2f", step.peakMemoryBytes / (1 << 30))
+                     << " GiB per device" << (step.fits ? "" : ", does not fit")
+                     << " [" << llvm::format("%.1f", seconds) << " s]\n";
+        if (step.fits && (!best || step.stepSeconds < best->step.stepSeconds))
+          best = Checked{choice, step};
+      }
+      meshOption = mesh;
+      strategyOption = strategy;
+      scheduleOption = schedule;
+      recomputeOption = recompute;
+      stagesOption = stages;
+      microbatchesOption = microbatches;
+      zeroOption = zero;
+    }
+  }
+  autoChoice = best ? best->choice : modelChoice;
+  llvm::errs() << "auto-parallel: simulator's check: " << checked
+               << " plan(s) replayed";
+  if (skipped)
+    llvm::errs() << ", " << skipped << " left unchecked (the "
+                 << llvm::format("%.0f", double(autoBudgetOption))
+                 << " s budget)";
+  llvm::errs() << " in " << llvm::format("%.2f", elapsed()) << " s; ";
+  if (best)
+    llvm::errs() << "chosen: " << autoChoice.describe() << ", "
+                 << autoChoice.sbpSource << " SBP, simulated step "
+                 << llvm::format("%.4g", best->step.stepSeconds) << " s\n";
+  else
+    llvm::errs() << "none fits; the step model's choice stands\n";
+  return success();
+}
+
 /// --auto-parallel: searches the configurations for --devices and sets the
 /// compile options (mesh, strategy, stages, micro-batches, schedule,
 /// optimizer-state sharding) to the chosen one.
@@ -712,20 +871,36 @@ static LogicalResult runAutoParallelSearch(llvm::StringRef input,
     request.stateTensors = 2;
   else if (momentumOption != 0)
     request.stateTensors = 1;
-  if (!oneflow::searchAutoParallel(*module, request, autoChoice, llvm::errs()))
+  // --recompute and --zero, when given, fix those dimensions of the search.
+  if (recomputeOption.getNumOccurrences())
+    request.recomputeModes = {recomputeOption};
+  if (zeroOption.getNumOccurrences())
+    request.zeroStages = {zeroOption};
+  auto start = std::chrono::steady_clock::now();
+  auto elapsed = [&] {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() -
+                                         start)
+        .count();
+  };
+  SmallVector<oneflow::AutoParallelChoice> ranked;
+  request.keep = std::max(1, int(autoVerifyOption));
+  if (!oneflow::searchAutoParallel(*module, request, autoChoice, llvm::errs(),
+                                   &ranked))
     return failure();
-  std::string mesh;
-  llvm::raw_string_ostream os(mesh);
-  llvm::interleave(autoChoice.mesh, os, "x");
-  meshOption = mesh;
-  strategyOption = "auto";
-  stagesOption = autoChoice.stages;
-  microbatchesOption = autoChoice.microbatches;
-  scheduleOption = autoChoice.schedule;
-  llvm::errs() << "auto-parallel: compiling --mesh=" << mesh
-               << " --sbp-strategy=auto --stages=" << autoChoice.stages
+  if (autoVerifyOption > 0 &&
+      failed(verifyCandidates(*module, ranked, device, elapsed)))
+    return failure();
+  applyChoice(autoChoice);
+  llvm::errs() << "auto-parallel: compiling --mesh=" << meshOption
+               << " --sbp-strategy=" << strategyOption
+               << " --stages=" << autoChoice.stages
                << " --microbatches=" << autoChoice.microbatches
-               << " --schedule=" << autoChoice.schedule << "\n";
+               << " --schedule=" << autoChoice.schedule;
+  if (trainOption)
+    llvm::errs() << " --recompute=" << autoChoice.recompute;
+  if (autoChoice.data > 1)
+    llvm::errs() << " --zero=" << autoChoice.zero;
+  llvm::errs() << "\n";
   return success();
 }
 
@@ -788,10 +963,15 @@ int main(int argc, char **argv) {
   }
   if ((zeroOption.getNumOccurrences() ||
        shardOptimizerStateOption.getNumOccurrences()) &&
-      (autoParallelOption || strategyOption == "auto")) {
-    llvm::errs() << "error: --zero is for the hand strategies: "
-                    "--sbp-strategy=auto lays out the optimizer state "
-                    "itself\n";
+      !autoParallelOption && strategyOption == "auto") {
+    llvm::errs() << "error: --zero is for the hand strategies and "
+                    "--auto-parallel: --sbp-strategy=auto lays out the "
+                    "optimizer state itself\n";
+    return 1;
+  }
+  if (autoParallelOption && shardOptimizerStateOption.getNumOccurrences()) {
+    llvm::errs() << "error: --auto-parallel: use --zero to fix the ZeRO "
+                    "stage\n";
     return 1;
   }
   if (autoParallelOption) {
@@ -802,7 +982,7 @@ int main(int argc, char **argv) {
     return 1;
   }
   if (!simulateOption.empty() && emitKind != "plan" && !sbpReport &&
-      strategyOption != "auto") {
+      strategyOption != "auto" && !autoParallelOption) {
     llvm::errs() << "error: --simulate replays a plan: add --emit=plan -o "
                     "DIR (or prices the boxings of --sbp-report)\n";
     return 1;

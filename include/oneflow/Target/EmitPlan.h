@@ -65,6 +65,9 @@ struct EmitPlanOptions {
   PhaseTimes *times = nullptr;
   /// Receives the plan once written (for the simulator); null: dropped.
   EmittedPlan *planOut = nullptr;
+  /// Build the plan into `planOut` and stop: no kernel code, nothing
+  /// written (what a simulation needs; `outputDir` unused).
+  bool planOnly = false;
 };
 
 /// Outlines the kernels of @main (when not done yet), compiles them and writes

@@ -108,6 +108,53 @@ def SbpApplyStrategy : Pass<"sbp-apply-strategy", "ModuleOp"> {
   let dependentDialects = ["::mlir::sbp::SBPDialect"];
 }
 
+def SbpAutoStrategy : Pass<"sbp-auto-strategy", "ModuleOp"> {
+  let summary = "Place @main on a mesh and pin every op's SBP by a cost-based solve";
+  let description = [{
+    `--sbp-strategy=auto`: creates `sbp.mesh @mesh` and pins the
+    nd-signature of every op and graph argument that minimizes the
+    predicted seconds of the step on the cluster file `cluster` (each op's
+    local work by the cost model's kernel formula, each boxing as the
+    collectives of its 1-D steps over the device group of their mesh axis),
+    with the variables' bytes per device under the cluster's memory
+    capacity. The SBP graph is solved as in OneFlow: nodes of one
+    candidate, one neighbour or two neighbours eliminated exactly, the core
+    by branch and bound within a budget (a stated lower bound when it does
+    not finish); docs/simulator.md. Signatures already pinned are kept.
+
+    `zero` (with `data-axes`) holds a ZeRO stage on those mesh axes instead
+    of leaving the optimizer state's layout to the solve: 0 replicated, 1
+    and 2 optimizer state split, 3 trained parameters split too.
+
+    `repeated-layers` solves identical layers once: ops are grouped into
+    layers by their location's module path up to its first index
+    (`blocks.3`), each layer keyed by its ops in order (name, attributes
+    other than a variable's name and data, types, which earlier op of the
+    layer each operand comes from); a layer whose key an earlier layer has
+    shares that layer's nodes in the SBP graph, its costs added to them,
+    so the solve is exact for "identical layers, identical signatures".
+  }];
+  let options = [
+    ListOption<"meshShape", "mesh", "int64_t", "Devices per mesh axis (1 to 3 axes)">,
+    Option<"cluster", "cluster", "std::string", /*default=*/"\"\"",
+           "Cluster file the solve prices on (default: clusters/cpu-local.json)">,
+    Option<"device", "device", "std::string", /*default=*/"\"cpu\"",
+           "cpu or cuda">,
+    Option<"zero", "zero", "int64_t", /*default=*/"-1",
+           "ZeRO stage held on data-axes (-1: the solve lays out the "
+           "optimizer state itself)">,
+    ListOption<"dataAxes", "data-axes", "int64_t",
+               "The mesh axes `zero` applies to">,
+    Option<"repeatedLayers", "repeated-layers", "bool", /*default=*/"false",
+           "Solve identical layers (equal op by op, module paths with an "
+           "index) once: each copy takes its first layer's signatures">,
+    Option<"enumerate", "enumerate", "bool", /*default=*/"false",
+           "Also enumerate every assignment (small graphs) and print the "
+           "optimum next to the solve's">,
+  ];
+  let dependentDialects = ["::mlir::sbp::SBPDialect"];
+}
+
 def SbpInfer : Pass<"sbp-infer", "ModuleOp"> {
   let summary = "Give every op of the placed graph an SBP signature";
   let description = [{

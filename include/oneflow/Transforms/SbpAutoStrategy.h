@@ -51,12 +51,23 @@ struct SbpAutoOptions {
   /// `localBytes` per device (the outer search's gradient reduction over
   /// the data-parallel ranks); none when empty.
   std::function<double(double localBytes, ArrayRef<sbp::Sbp> nd)> variableExtra;
+  /// ZeRO stage to hold on `dataAxes` (-1: the solve's own choice): 0
+  /// keeps the optimizer state replicated on them, 1 and 2 split it (every
+  /// state tensor some split divides), 3 the trained parameters too (below
+  /// 3 the parameters' layout is the solve's).
+  int64_t zero = -1;
+  SmallVector<int64_t> dataAxes;
   /// Layouts of named variables the outer search chose (nd-SBPs on this
   /// mesh); a solve one axis at a time keeps them.
   llvm::StringMap<SmallVector<sbp::Sbp, 3>> variablePins;
   /// Graphs of more ops than this on a mesh of several axes are solved one
   /// axis at a time (outermost first) rather than over nd-signatures.
   int64_t fullSolveLimit = 20000;
+  /// Solve identical layers once (ops grouped by module path up to its
+  /// first index; layers equal op by op, variables' names and data aside):
+  /// every copy takes its first layer's signatures, each node's cost
+  /// counted once per copy. Exact under that restriction.
+  bool repeatedLayers = false;
   /// Also enumerate every assignment (small graphs) and print the optimum
   /// next to the solve's result: a check of the solver.
   bool enumerate = false;
@@ -75,6 +86,9 @@ struct SbpAutoResult {
   /// Per-device bytes of variables and of every other op result.
   double variableBytes = 0, activationBytes = 0;
   int64_t nodes = 0, coreNodes = 0;
+  /// Indexed layers, those identical to an earlier one (solved with it),
+  /// and the distinct layers they repeat.
+  int64_t layers = 0, repeatedLayers = 0, layerGroups = 0;
   bool fits = true;
   double total() const {
     return computeSeconds + communicationSeconds + extraSeconds;
@@ -88,8 +102,36 @@ struct SbpAutoResult {
 LogicalResult solveSbpAuto(ModuleOp module, const SbpAutoOptions &options,
                            SbpAutoResult *result = nullptr);
 
-/// The pass running solveSbpAuto (the summary line on stderr).
+/// The pass running solveSbpAuto (the summary line on stderr); the ODS
+/// pass `sbp-auto-strategy` with pricers, pins and report given in C++.
 std::unique_ptr<Pass> createSbpAutoStrategyPass(SbpAutoOptions options);
+
+enum class CollectiveKind { AllReduce, AllGather, Send };
+
+/// What the outer search needs of a cluster beyond the pricers.
+struct ClusterSummary {
+  std::string name;
+  double memoryCapacity = 0, memoryBandwidth = 0, kernelOverhead = 0;
+  /// Devices of the innermost link level (0: all).
+  int64_t devicesPerNode = 0;
+  /// Seconds of a collective (a SEND: one transfer) of `bytes` over `group`.
+  std::function<double(CollectiveKind, double bytes, ArrayRef<int32_t> group)>
+      collective;
+};
+
+/// The pricers of --sbp-strategy=auto from the cluster of `clusterPath`:
+/// each 1-D boxing step as a collective over a device group along its mesh
+/// axis (ranks the axis' stride apart, row-major mesh, so that the link
+/// level is the one the axis spans), each op's local work by the cost
+/// model's kernel formula (without the per-task overhead, which no layout
+/// changes). False after printing the error.
+bool makeAutoPricers(llvm::StringRef clusterPath, bool allowTf32,
+                     SbpAutoOptions &options,
+                     ClusterSummary *summary = nullptr);
+
+/// The cluster file the auto strategy prices on when none is named
+/// (clusters/cpu-local.json of the source tree).
+llvm::StringRef defaultAutoCluster();
 
 } // namespace oneflow
 } // namespace mlir

@@ -1,6 +1,7 @@
 //===- DataMovement.cpp - Shape ops, gathers, pads and pooling ------------===//
 
 #include "Lowering.h"
+#include "oneflow/Dialect/OneFlow/ElementTypeName.h"
 
 #include "mlir/Dialect/Arith/Utils/Utils.h"
 
@@ -370,17 +371,7 @@ struct PadLowering : public OpConversionPattern<PadOp> {
   }
 };
 
-StringRef typeSuffix(Type type) {
-  if (type.isF32())
-    return "f32";
-  if (type.isF64())
-    return "f64";
-  if (type.isInteger(32))
-    return "i32";
-  if (type.isInteger(64))
-    return "i64";
-  return "";
-}
+StringRef typeSuffix(Type type) { return elementTypeName(type); }
 
 struct CumSumLowering : public OpConversionPattern<CumSumOp> {
   using OpConversionPattern::OpConversionPattern;
