@@ -372,7 +372,9 @@ LogicalResult scheduleProgram(func::FuncOp program, int64_t stage,
       continue;
     int64_t m = std::clamp<int64_t>(origin->microbatch, 0, microbatches - 1);
     int64_t chunk = std::clamp<int64_t>(origin->chunk, 0, virtualStages - 1);
-    if (origin->phase == "update")
+    // State is stored at the end of the step, after all its reads (the
+    // dropout step counter is read by every micro-batch's backward too).
+    if (origin->phase == "update" || isa<AssignOp>(op))
       slots[index] = updateSlot;
     else
       slots[index] = slotOf[slotKey(origin->phase == "backward", m, chunk)];

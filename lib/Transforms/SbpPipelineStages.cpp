@@ -23,6 +23,8 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <limits>
+#include <map>
+#include <set>
 
 namespace mlir {
 namespace oneflow {
@@ -300,6 +302,8 @@ struct SbpPipelineStagesPass
           work.push_back(producer);
     }
 
+    regroupSharedGradientSums(graph, stageOfOpIndex);
+
     // Every op with a place: its forward op's stage, or the latest stage of
     // its operands' producers.
     OpBuilder builder(&getContext());
@@ -325,6 +329,103 @@ struct SbpPipelineStagesPass
       }
       stageOf[&op] = stage;
       op.setAttr(kStageAttrName, builder.getI64IntegerAttr(stage));
+    }
+  }
+
+  /// Autodiff sums the gradient of a value read several times (a shared
+  /// parameter) in one chain of adds through all its uses, micro-batch
+  /// after micro-batch. When the uses lie on several stages that chain
+  /// hops between them in micro-batch order, so a stage cannot run a later
+  /// micro-batch's backward before an earlier one's finished on every
+  /// stage, which the interleaved schedule does (a deadlock). Such chains
+  /// become one sum per micro-batch (in the chain's order within it), and
+  /// the sums are added for the update.
+  void regroupSharedGradientSums(func::FuncOp graph,
+                                 ArrayRef<int64_t> stageOfOpIndex) {
+    auto stageOf = [&](Operation *op) -> int64_t {
+      std::optional<Provenance> origin = getProvenance(op);
+      if (!origin || origin->opIndex < 0 ||
+          size_t(origin->opIndex) >= stageOfOpIndex.size())
+        return -1;
+      return stageOfOpIndex[origin->opIndex];
+    };
+    auto isLink = [](Operation *op) {
+      return isa_and_nonnull<AddOp>(op) && op->hasOneUse() &&
+             isa<AddOp>(*op->user_begin()) &&
+             op->getResult(0).getType() ==
+                 op->user_begin()->getResult(0).getType();
+    };
+    SmallVector<AddOp> roots;
+    graph.walk([&](AddOp add) {
+      if (!isLink(add) && llvm::any_of(add->getOperands(), [&](Value v) {
+            return isLink(v.getDefiningOp());
+          }))
+        roots.push_back(add);
+    });
+    OpBuilder builder(&getContext());
+    for (AddOp root : roots) {
+      // The chain, innermost add first, and its leaves in order.
+      SmallVector<Operation *> chain;
+      for (Operation *op = root; op;) {
+        chain.push_back(op);
+        Operation *next = nullptr;
+        for (Value operand : op->getOperands())
+          if (isLink(operand.getDefiningOp()))
+            next = operand.getDefiningOp();
+        op = next;
+      }
+      std::reverse(chain.begin(), chain.end());
+      SmallVector<std::pair<Value, Operation *>> leaves; // leaf, its add
+      for (auto [index, op] : llvm::enumerate(chain))
+        for (Value operand : op->getOperands())
+          if (index == 0 || operand.getDefiningOp() != chain[index - 1])
+            leaves.push_back({operand, op});
+      std::set<int64_t> stages, microbatches;
+      bool contributions = true;
+      for (auto [leaf, add] : leaves) {
+        stages.insert(stageOf(add));
+        std::optional<Provenance> origin =
+            leaf.getDefiningOp() ? getProvenance(leaf.getDefiningOp())
+                                 : std::nullopt;
+        if (!origin || origin->phase != "backward")
+          contributions = false;
+        else
+          microbatches.insert(origin->microbatch);
+      }
+      if (!contributions || stages.size() < 2 || microbatches.size() < 2)
+        continue;
+      // One running sum per micro-batch, each add where the chain's was.
+      std::map<int64_t, Value> sums;
+      for (auto [leaf, add] : leaves) {
+        int64_t m = getProvenance(leaf.getDefiningOp())->microbatch;
+        Value &sum = sums[m];
+        if (!sum) {
+          sum = leaf;
+          continue;
+        }
+        builder.setInsertionPoint(add);
+        auto partial = AddOp::create(builder, add->getLoc(), sum, leaf);
+        if (std::optional<Provenance> origin = getProvenance(add)) {
+          origin->microbatch = m;
+          setProvenance(partial, *origin);
+        }
+        sum = partial;
+      }
+      // Their total, for the update.
+      builder.setInsertionPoint(root);
+      Value total;
+      for (auto &[m, sum] : sums) {
+        if (!total) {
+          total = sum;
+          continue;
+        }
+        auto add = AddOp::create(builder, root.getLoc(), total, sum);
+        setProvenance(add, Provenance{"update", -1, 0});
+        total = add;
+      }
+      root.getResult().replaceAllUsesWith(total);
+      for (Operation *op : llvm::reverse(chain))
+        op->erase();
     }
   }
 

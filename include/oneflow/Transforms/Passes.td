@@ -424,7 +424,12 @@ def SbpPipelineStages : Pass<"sbp-pipeline-stages", "ModuleOp"> {
     take the latest stage among their operands' producers. Ops that depend
     on no staged op (slices of the inputs, constants, the optimizer's step
     count) stay unplaced: every stage that needs them computes its own copy.
-    The provenance oneflow-autodiff records says which op is which.
+    The provenance oneflow-autodiff records says which op is which. The
+    gradient of a parameter read on several stages, which autodiff sums in
+    one chain through every micro-batch, is summed per micro-batch and the
+    sums added for the update: a chain hopping between stages in
+    micro-batch order would tie each micro-batch's backward to the previous
+    one's on every stage (a deadlock under the interleaved schedule).
 
     With `virtual-stages` V > 1 (the interleaved schedule) the program is
     cut into `stages` * V chunks, and chunk c will run on stage c mod S: the
