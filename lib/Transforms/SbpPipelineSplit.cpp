@@ -510,10 +510,7 @@ struct SbpPipelineSplitPass
     // Micro-batches: as many as the training graph was built with.
     int64_t microbatches = 1;
     for (func::FuncOp graph : graphs)
-      graph.walk([&](Operation *op) {
-        if (std::optional<Provenance> origin = getProvenance(op))
-          microbatches = std::max(microbatches, origin->microbatch + 1);
-      });
+      microbatches = std::max(microbatches, countMicrobatches(graph));
     if (std::string problem = checkPipelineSchedule(
             schedule, stages, virtualStages, microbatches);
         !problem.empty()) {

@@ -184,11 +184,7 @@ struct SbpPipelineStagesPass
       return signalPassFailure();
     }
 
-    microbatches = 1;
-    graph.walk([&](Operation *op) {
-      if (std::optional<Provenance> origin = getProvenance(op))
-        microbatches = std::max(microbatches, origin->microbatch + 1);
-    });
+    microbatches = countMicrobatches(graph);
     if (std::string problem = checkPipelineSchedule(
             schedule, stages, virtualStages, microbatches);
         !problem.empty()) {

@@ -70,6 +70,16 @@ inline std::optional<Provenance> getProvenance(Operation *op) {
                                       : 0};
 }
 
+/// The micro-batches the training graph under `root` was built with.
+inline int64_t countMicrobatches(Operation *root) {
+  int64_t count = 1;
+  root->walk([&](Operation *op) {
+    if (std::optional<Provenance> origin = getProvenance(op))
+      count = std::max(count, origin->microbatch + 1);
+  });
+  return count;
+}
+
 /// Records `provenance` on `op` (replacing an earlier record).
 inline void setProvenance(Operation *op, const Provenance &provenance) {
   Location loc = op->getLoc();
