@@ -7,6 +7,7 @@
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/MemoryBuffer.h"
 
+#include <algorithm>
 #include <cmath>
 #include <optional>
 
@@ -101,11 +102,43 @@ private:
   std::string error;
 };
 
+const llvm::StringRef kConvKernels[] = {"conv2d", "conv_transpose2d",
+                                        "conv2d_grad_filter"};
+
+/// A curve of [flops, fraction] points, flops increasing.
+void readCurve(Reader &in, const json::Value &curve, const std::string &path,
+               std::vector<std::pair<double, double>> &into) {
+  const json::Array *points = curve.getAsArray();
+  if (!points || points->empty())
+    in.fail(path, "expected a non-empty array of [flops, fraction]");
+  for (size_t i = 0; points && i < points->size() && !in.failed(); ++i) {
+    std::string at = path + "[" + std::to_string(i) + "]";
+    const json::Array *point = (*points)[i].getAsArray();
+    std::optional<double> flops, fraction;
+    if (point && point->size() == 2) {
+      flops = (*point)[0].getAsNumber();
+      fraction = (*point)[1].getAsNumber();
+    }
+    if (!flops || !fraction) {
+      in.fail(at, "expected [flops, fraction]");
+      break;
+    }
+    if (!(*flops > 0) || !std::isfinite(*flops))
+      in.fail(at, "flops must be a positive number");
+    else if (!(*fraction > 0 && *fraction <= 1))
+      in.fail(at, "fraction must be in (0, 1]");
+    else if (!into.empty() && *flops <= into.back().first)
+      in.fail(at, "flops must increase from point to point");
+    into.push_back({*flops, *fraction});
+  }
+}
+
 void readDevice(Reader &in, const json::Object &device, Cluster &cluster) {
   const std::string path = "device";
   in.noOtherKeys(device,
-                 {"kind", "peak_flops", "gemm_efficiency", "vector_flops",
-                  "memory_bandwidth", "memory_capacity", "kernel_overhead"},
+                 {"kind", "peak_flops", "gemm_efficiency", "conv_efficiency",
+                  "concurrent_ranks", "vector_flops", "memory_bandwidth",
+                  "memory_capacity", "kernel_overhead"},
                  path);
   cluster.kind = in.string(in.get(device, "kind", path), "device.kind");
   if (!in.failed() && cluster.kind != "gpu" && cluster.kind != "cpu")
@@ -125,33 +158,25 @@ void readDevice(Reader &in, const json::Object &device, Cluster &cluster) {
       in.fail("device.peak_flops.f32", "missing");
   }
 
-  const std::string curvePath = "device.gemm_efficiency";
   if (const json::Value *curve = in.get(device, "gemm_efficiency", path);
-      curve && !in.failed()) {
-    const json::Array *points = curve->getAsArray();
-    if (!points || points->empty())
-      in.fail(curvePath, "expected a non-empty array of [flops, fraction]");
-    for (size_t i = 0; points && i < points->size() && !in.failed(); ++i) {
-      std::string at = curvePath + "[" + std::to_string(i) + "]";
-      const json::Array *point = (*points)[i].getAsArray();
-      std::optional<double> flops, fraction;
-      if (point && point->size() == 2) {
-        flops = (*point)[0].getAsNumber();
-        fraction = (*point)[1].getAsNumber();
-      }
-      if (!flops || !fraction) {
-        in.fail(at, "expected [flops, fraction]");
-        break;
-      }
-      if (!(*flops > 0) || !std::isfinite(*flops))
-        in.fail(at, "flops must be a positive number");
-      else if (!(*fraction > 0 && *fraction <= 1))
-        in.fail(at, "fraction must be in (0, 1]");
-      else if (!cluster.gemmEfficiency.empty() &&
-               *flops <= cluster.gemmEfficiency.back().first)
-        in.fail(at, "flops must increase from point to point");
-      cluster.gemmEfficiency.push_back({*flops, *fraction});
+      curve && !in.failed())
+    readCurve(in, *curve, "device.gemm_efficiency", cluster.gemmEfficiency);
+  if (const json::Value *convs = device.get("conv_efficiency");
+      convs && !in.failed()) {
+    const std::string convPath = "device.conv_efficiency";
+    if (const json::Object *curves = in.object(convs, convPath)) {
+      in.noOtherKeys(*curves, kConvKernels, convPath);
+      for (int kind = 0; kind < 3 && !in.failed(); ++kind)
+        if (const json::Value *curve = curves->get(kConvKernels[kind]))
+          readCurve(in, *curve, convPath + "." + kConvKernels[kind].str(),
+                    cluster.convEfficiency[kind]);
     }
+  }
+  if (const json::Value *ranks = device.get("concurrent_ranks");
+      ranks && !in.failed()) {
+    cluster.concurrentRanks = in.count(ranks, "device.concurrent_ranks");
+    if (!in.failed() && cluster.concurrentRanks == 0)
+      in.fail("device.concurrent_ranks", "expected a positive number");
   }
   cluster.vectorFlops = in.number(in.get(device, "vector_flops", path),
                                   "device.vector_flops", true);
@@ -273,21 +298,42 @@ double Cluster::peak(plan::DataType dtype, bool allowTf32) const {
   return peak > 0 ? peak : find("f32");
 }
 
-double Cluster::efficiency(double flops) const {
-  if (gemmEfficiency.empty())
+/// `curve` at `flops`: interpolated linearly in log10(flops), clamped.
+static double interpolate(const std::vector<std::pair<double, double>> &curve,
+                          double flops) {
+  if (curve.empty())
     return 1;
-  if (!(flops > gemmEfficiency.front().first))
-    return gemmEfficiency.front().second;
-  if (flops >= gemmEfficiency.back().first)
-    return gemmEfficiency.back().second;
+  if (!(flops > curve.front().first))
+    return curve.front().second;
+  if (flops >= curve.back().first)
+    return curve.back().second;
   size_t hi = 1;
-  while (gemmEfficiency[hi].first < flops)
+  while (curve[hi].first < flops)
     ++hi;
-  auto [x0, y0] = gemmEfficiency[hi - 1];
-  auto [x1, y1] = gemmEfficiency[hi];
+  auto [x0, y0] = curve[hi - 1];
+  auto [x1, y1] = curve[hi];
   double t =
       (std::log10(flops) - std::log10(x0)) / (std::log10(x1) - std::log10(x0));
   return y0 + t * (y1 - y0);
+}
+
+double Cluster::efficiency(double flops) const {
+  return interpolate(gemmEfficiency, flops);
+}
+
+double Cluster::convEfficiencyOf(int conv, double flops) const {
+  return convEfficiency[conv].empty()
+             ? efficiency(flops)
+             : interpolate(convEfficiency[conv], flops);
+}
+
+double Cluster::sharingFactor(int64_t numRanks) const {
+  if (concurrentRanks <= 0 || links.empty())
+    return 1;
+  int64_t onNode = links.front().devices == 0
+                       ? numRanks
+                       : std::min(numRanks, links.front().devices);
+  return std::max(1.0, double(onNode) / double(concurrentRanks));
 }
 
 const Link &Cluster::linkFor(llvm::ArrayRef<int32_t> ranks) const {

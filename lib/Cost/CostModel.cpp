@@ -10,11 +10,31 @@ using namespace oneflow::cost;
 double oneflow::cost::kernelSeconds(const plan::TaskCost &cost,
                                     const Cluster &cluster, bool allowTf32) {
   double seconds = cluster.kernelOverhead;
-  if (cost.gemm_flops() > 0) {
+  const double peak = cluster.peak(cost.dtype(), allowTf32);
+  // Convolutions on their kernels' curves, the other products on the
+  // products' curve.
+  const plan::ConvWork *convs[] = {&cost.conv2d(), &cost.conv_transpose2d(),
+                                   &cost.conv2d_grad_filter()};
+  double gemmFlops = cost.gemm_flops();
+  int64_t gemmCount = cost.gemm_count();
+  for (int kind = 0; kind < 3; ++kind) {
+    const plan::ConvWork &conv = *convs[kind];
+    if (conv.flops() <= 0)
+      continue;
+    // A kind's own curve is by the product of one image and group; without
+    // one, a convolution is one product (as cuDNN's implicit GEMMs run).
     double perProduct =
-        cost.gemm_flops() / double(std::max<int64_t>(cost.gemm_count(), 1));
-    seconds += cost.gemm_flops() / (cluster.peak(cost.dtype(), allowTf32) *
-                                    cluster.efficiency(perProduct));
+        cluster.convEfficiency[kind].empty()
+            ? conv.flops() / double(std::max<int64_t>(conv.count(), 1))
+            : conv.flops() / double(std::max<int64_t>(conv.images(), 1));
+    seconds +=
+        conv.flops() / (peak * cluster.convEfficiencyOf(kind, perProduct));
+    gemmFlops -= conv.flops();
+    gemmCount -= conv.count();
+  }
+  if (gemmFlops > 0) {
+    double perProduct = gemmFlops / double(std::max<int64_t>(gemmCount, 1));
+    seconds += gemmFlops / (peak * cluster.efficiency(perProduct));
   }
   return seconds + std::max(cost.vector_flops() / cluster.vectorFlops,
                             cost.bytes() / cluster.memoryBandwidth);

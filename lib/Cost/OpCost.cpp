@@ -1,6 +1,7 @@
 //===- OpCost.cpp - The work of oneflow ops -------------------------------===//
 
 #include "oneflow/Cost/OpCost.h"
+#include "oneflow/Cost/TaskWork.h"
 
 #include "oneflow/Dialect/OneFlow/OneFlowDialect.h"
 
@@ -39,6 +40,18 @@ static OpCost product(Value result, int64_t k) {
   OpCost cost;
   cost.gemmFlops = 2.0 * elementsOf(result.getType()) * double(k);
   cost.gemmCount = 1;
+  return cost;
+}
+
+/// A convolution of `kind` over `batch` images in `groups` groups: a
+/// product, also counted as its kind.
+static OpCost convolution(ConvKind kind, Value result, int64_t window,
+                          Value image, int64_t groups) {
+  OpCost cost = product(result, window);
+  cost.convFlops[int(kind)] = cost.gemmFlops;
+  cost.convCount[int(kind)] = 1;
+  cost.convImages[int(kind)] =
+      cast<RankedTensorType>(image.getType()).getDimSize(0) * groups;
   return cost;
 }
 
@@ -86,15 +99,19 @@ OpCost mlir::oneflow::estimateCost(Operation *op) {
       })
       // y[n, cout, h, w] sums cin / groups * kh * kw products.
       .Case([](Conv2DOp op) {
-        return product(op.getY(), windowOf(op.getWeight()));
+        return convolution(ConvKind::Conv, op.getY(), windowOf(op.getWeight()),
+                           op.getX(), op.getGroups());
       })
       // Each input element scatters into cout / groups * kh * kw outputs.
       .Case([](ConvTranspose2DOp op) {
-        return product(op.getX(), windowOf(op.getWeight()));
+        return convolution(ConvKind::ConvTranspose, op.getX(),
+                           windowOf(op.getWeight()), op.getX(), op.getGroups());
       })
       // Each output gradient element meets cin / groups * kh * kw inputs.
       .Case([](Conv2DGradFilterOp op) {
-        return product(op.getDy(), windowOf(op.getDweight()));
+        return convolution(ConvKind::ConvGradFilter, op.getDy(),
+                           windowOf(op.getDweight()), op.getX(),
+                           op.getGroups());
       })
       // Registers, views and terminators compute nothing.
       .Case<VariableOp, ConstantOp, YieldOp, ReshapeOp, FlattenOp, SqueezeOp,
@@ -147,4 +164,24 @@ KernelCost mlir::oneflow::estimateKernelCost(func::FuncOp kernel) {
     if (!cost.elementType && isa<RankedTensorType>(tensor))
       cost.elementType = getElementTypeOrSelf(tensor);
   return cost;
+}
+
+void mlir::oneflow::setTaskWork(const OpCost &work,
+                                ::oneflow::plan::TaskCost &cost) {
+  cost.set_gemm_flops(work.gemmFlops);
+  cost.set_gemm_count(work.gemmCount);
+  cost.set_vector_flops(work.vectorFlops);
+  // A kind's message is present only when the kernel has such convolutions.
+  auto set = [&](ConvKind kind, auto mutableConv) {
+    if (work.convCount[int(kind)] == 0)
+      return;
+    ::oneflow::plan::ConvWork *conv = mutableConv();
+    conv->set_flops(work.convFlops[int(kind)]);
+    conv->set_count(work.convCount[int(kind)]);
+    conv->set_images(work.convImages[int(kind)]);
+  };
+  set(ConvKind::Conv, [&] { return cost.mutable_conv2d(); });
+  set(ConvKind::ConvTranspose, [&] { return cost.mutable_conv_transpose2d(); });
+  set(ConvKind::ConvGradFilter,
+      [&] { return cost.mutable_conv2d_grad_filter(); });
 }

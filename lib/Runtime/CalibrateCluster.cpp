@@ -372,6 +372,9 @@ Expected<Calibration> calibrate(const CalibrationOptions &options,
   cluster.peakFlops = {{"f32", roundSignificant(peak)},
                        {"f64", roundSignificant(device.peakF64)}};
   cluster.gemmEfficiency = gemmEfficiencyCurve(device.gemmF32, peak);
+  // More ranks than that on this machine share its cores.
+  cluster.concurrentRanks =
+      std::max<int64_t>(1, availableCpus() / options.threadsPerRank);
   cluster.vectorFlops = roundSignificant(device.vectorFlops);
   cluster.memoryBandwidth = roundSignificant(device.bandwidth);
   cluster.memoryCapacity = physicalMemory() / localRanks;

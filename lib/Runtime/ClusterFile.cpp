@@ -69,6 +69,8 @@ Status validateCluster(const ClusterDescription &cluster) {
           "device.gemm_efficiency: point " + std::to_string(i) +
               ": the fraction must be in (0, 1]");
   }
+  check(cluster.concurrentRanks >= 0,
+        "device.concurrent_ranks must not be negative");
   check(positive(cluster.vectorFlops), "device.vector_flops must be positive");
   check(positive(cluster.memoryBandwidth),
         "device.memory_bandwidth must be positive");
@@ -110,6 +112,10 @@ std::string clusterToJson(const ClusterDescription &cluster) {
            number(cluster.gemmEfficiency[i].first) + ", " +
            number(cluster.gemmEfficiency[i].second) + "]";
   out += "],\n";
+  if (cluster.concurrentRanks > 0)
+    out +=
+        "    \"concurrent_ranks\": " + std::to_string(cluster.concurrentRanks) +
+        ",\n";
   out += "    \"vector_flops\": " + number(cluster.vectorFlops) + ",\n";
   out += "    \"memory_bandwidth\": " + number(cluster.memoryBandwidth) + ",\n";
   out += "    \"memory_capacity\": " + std::to_string(cluster.memoryCapacity) +

@@ -90,6 +90,7 @@ private:
                                : double(plan.regsts(it->second).size_bytes());
   }
   double costOf(const plan::Task &task) const;
+  double unsharedCostOf(const plan::Task &task) const;
   /// Where `task` runs: its stream, except CUDA plans' sends and receives,
   /// which the runtime puts on a stream per direction (its NCCL calls block
   /// that stream, not the comm thread).
@@ -132,6 +133,11 @@ private:
 };
 
 double Replay::costOf(const plan::Task &task) const {
+  // Ranks beyond what a node runs at full speed share its cores.
+  return cluster.sharingFactor(plan.num_ranks()) * unsharedCostOf(task);
+}
+
+double Replay::unsharedCostOf(const plan::Task &task) const {
   double in = 0, out = 0;
   for (int64_t id : task.in_regsts())
     in += regstBytes(id);

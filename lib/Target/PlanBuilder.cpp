@@ -3,6 +3,7 @@
 #include "Target.h"
 
 #include "oneflow/Cost/OpCost.h"
+#include "oneflow/Cost/TaskWork.h"
 #include "oneflow/Dialect/OneFlow/ElementsUtils.h"
 #include "oneflow/Dialect/OneFlow/OneFlowDialect.h"
 #include "oneflow/Dialect/SBP/SBPDialect.h"
@@ -247,9 +248,7 @@ FailureOr<BuiltPlan> mlir::oneflow::buildPlan(ArrayRef<RankGraph> graphs,
       return it->second;
     KernelCost counted = estimateKernelCost(kernel);
     pb::TaskCost &cost = it->second;
-    cost.set_gemm_flops(counted.gemmFlops);
-    cost.set_gemm_count(counted.gemmCount);
-    cost.set_vector_flops(counted.vectorFlops);
+    setTaskWork(counted, cost);
     cost.set_bytes(counted.bytes);
     FailureOr<pb::DataType> dtype = counted.elementType
                                         ? dataTypeOf(counted.elementType)

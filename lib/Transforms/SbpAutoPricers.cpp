@@ -10,6 +10,7 @@
 #include "oneflow/Transforms/SbpAutoStrategy.h"
 
 #include "oneflow/Cost/CostModel.h"
+#include "oneflow/Cost/TaskWork.h"
 
 #include "llvm/Support/raw_ostream.h"
 
@@ -91,9 +92,7 @@ bool mlir::oneflow::makeAutoPricers(llvm::StringRef clusterPath, bool allowTf32,
                                               double bytes,
                                               mlir::Type element) {
     ::oneflow::plan::TaskCost cost;
-    cost.set_gemm_flops(work.gemmFlops);
-    cost.set_gemm_count(work.gemmCount);
-    cost.set_vector_flops(work.vectorFlops);
+    mlir::oneflow::setTaskWork(work, cost);
     cost.set_bytes(bytes);
     cost.set_dtype(planDataType(element));
     // The per-task overhead is the same for every layout.

@@ -308,10 +308,7 @@ LogicalResult SbpGraphSolver::addOpCandidates(Node &node, Operation *op) {
         c.operands = sig.operands;
         c.results = sig.results;
         if (!source) {
-          OpCost local;
-          local.gemmFlops = work.gemmFlops / degree;
-          local.gemmCount = work.gemmCount;
-          local.vectorFlops = work.vectorFlops / degree;
+          OpCost local = work.dividedBy(degree);
           double bytes = 0;
           for (auto [value, nd] : llvm::zip(op->getOperands(), c.operands))
             bytes += localBytes(value.getType(), nd, mesh);

@@ -154,6 +154,47 @@ TEST(Cluster, EfficiencyIsLinearInLog10OfFlopsAndClamped) {
   EXPECT_DOUBLE_EQ(cluster.efficiency(1e15), 0.9);
 }
 
+TEST(Cluster, ConvolutionCurvesAndSharedNodes) {
+  Cluster cluster = cantFail(
+      parseCluster(file(device("\"gemm_efficiency\": [[1e6, 0.1], [1e8, 0.5]],",
+                               R"("gemm_efficiency": [[1e6, 0.1], [1e8, 0.5]],
+                     "conv_efficiency": {"conv2d_grad_filter": [[1e6, 0.05],
+                                                                [1e8, 0.25]]},
+                     "concurrent_ranks": 2,)")),
+                   "x.json"));
+  // Its own curve for conv2d_grad_filter, the products' for the others.
+  EXPECT_DOUBLE_EQ(cluster.convEfficiencyOf(2, 1e7), 0.15);
+  EXPECT_DOUBLE_EQ(cluster.convEfficiencyOf(0, 1e7), 0.3);
+  EXPECT_DOUBLE_EQ(cluster.convEfficiencyOf(1, 1e9), 0.5);
+  // links[0] groups 2 ranks, and a node runs 2 at full speed.
+  EXPECT_EQ(cluster.sharingFactor(8), 1.0);
+  Cluster oneNode = cantFail(parseCluster(
+      file(device("\"vector_flops\"", "\"concurrent_ranks\": 2, "
+                                      "\"vector_flops\""),
+           R"([{"name": "shm", "devices": 0, "latency": 0, "bandwidth": 1}])"),
+      "x.json"));
+  EXPECT_EQ(oneNode.sharingFactor(1), 1.0);
+  EXPECT_EQ(oneNode.sharingFactor(2), 1.0);
+  EXPECT_EQ(oneNode.sharingFactor(4), 2.0);
+  EXPECT_EQ(oneNode.sharingFactor(3), 1.5);
+  // Without the key, no sharing.
+  EXPECT_EQ(cantFail(parseCluster(file(), "x.json")).sharingFactor(64), 1.0);
+
+  EXPECT_EQ(errorOf(file(device("\"vector_flops\"",
+                                "\"conv_efficiency\": {\"conv3d\": []}, "
+                                "\"vector_flops\""))),
+            "x.json: device.conv_efficiency.conv3d: unknown key (expected one "
+            "of conv2d, conv_transpose2d, conv2d_grad_filter)");
+  EXPECT_EQ(errorOf(file(device("\"vector_flops\"",
+                                "\"conv_efficiency\": {\"conv2d\": "
+                                "[[1e6, 2]]}, \"vector_flops\""))),
+            "x.json: device.conv_efficiency.conv2d[0]: fraction must be in "
+            "(0, 1]");
+  EXPECT_EQ(errorOf(file(device("\"vector_flops\"", "\"concurrent_ranks\": 0, "
+                                                    "\"vector_flops\""))),
+            "x.json: device.concurrent_ranks: expected a positive number");
+}
+
 TEST(Cluster, PeakPerElementType) {
   Cluster cluster = cantFail(parseCluster(file(), "x.json"));
   EXPECT_EQ(cluster.peak(plan::F32, /*allowTf32=*/false), 1e13);

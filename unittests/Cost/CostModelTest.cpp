@@ -56,6 +56,28 @@ TEST(CostModel, KernelSeconds) {
   EXPECT_DOUBLE_EQ(copySeconds(1e7, cluster), 1e-5 + 1e-3);
 }
 
+TEST(CostModel, ConvolutionsOnTheirOwnCurves) {
+  Cluster cluster = testCluster();
+  cluster.convEfficiency[2] = {{1e6, 0.1}, {1e10, 0.1}};
+  // A conv2d_grad_filter of 1e8 FLOPs (its curve: 0.1, read at the flops
+  // of one image) and a product of
+  // 1e8 FLOPs (the products' curve: 0.4) in one kernel.
+  plan::TaskCost cost = taskCost(2e8, 2, 0, 0);
+  cost.mutable_conv2d_grad_filter()->set_flops(1e8);
+  cost.mutable_conv2d_grad_filter()->set_count(1);
+  cost.mutable_conv2d_grad_filter()->set_images(1);
+  EXPECT_DOUBLE_EQ(kernelSeconds(cost, cluster, false),
+                   1e-5 + 1e8 / (1e12 * 0.1) + 1e8 / (1e12 * 0.4));
+  // A conv2d without a curve of its own is one product (its 8 images are
+  // not 8 products of the products' curve).
+  plan::TaskCost conv = taskCost(1e8, 1, 0, 0);
+  conv.mutable_conv2d()->set_flops(1e8);
+  conv.mutable_conv2d()->set_count(1);
+  conv.mutable_conv2d()->set_images(8);
+  EXPECT_DOUBLE_EQ(kernelSeconds(conv, cluster, false),
+                   kernelSeconds(taskCost(1e8, 1, 0, 0), cluster, false));
+}
+
 TEST(CostModel, CollectivesAsRings) {
   Cluster cluster = testCluster();
   double bytes = 1e6;

@@ -41,6 +41,14 @@ struct Cluster {
   std::map<std::string, double> peakFlops;
   /// (flops of one product, achieved fraction of the peak), by flops.
   std::vector<std::pair<double, double>> gemmEfficiency;
+  /// The same for the convolution kernels (conv2d, conv_transpose2d,
+  /// conv2d_grad_filter), by the flops of one image and group of a
+  /// convolution; empty: the products' curve, by the whole convolution.
+  std::vector<std::pair<double, double>> convEfficiency[3];
+  /// How many ranks of one node (links[0]'s group) compute at full speed
+  /// at once: a CPU node's cores over the threads per rank. More ranks on
+  /// a node share it. 0: no limit (one rank per GPU).
+  int64_t concurrentRanks = 0;
   double vectorFlops = 0;
   double memoryBandwidth = 0;
   int64_t memoryCapacity = 0;
@@ -55,6 +63,12 @@ struct Cluster {
   /// The achieved fraction of the peak of one product of `flops`: the
   /// points interpolated linearly in log10(flops), clamped at both ends.
   double efficiency(double flops) const;
+  /// The fraction achieved by one convolution of `flops` of kind `conv`
+  /// (0: conv2d, 1: conv_transpose2d, 2: conv2d_grad_filter).
+  double convEfficiencyOf(int conv, double flops) const;
+  /// How much slower every task runs when `numRanks` ranks share the
+  /// nodes: ranks on a node over concurrentRanks, at least 1.
+  double sharingFactor(int64_t numRanks) const;
   /// The innermost level holding every rank of `ranks`.
   const Link &linkFor(llvm::ArrayRef<int32_t> ranks) const;
 };

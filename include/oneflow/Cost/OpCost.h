@@ -18,6 +18,11 @@
 namespace mlir {
 namespace oneflow {
 
+/// The convolution kernels (conv2d, conv_transpose2d, which is also the
+/// data gradient, conv2d_grad_filter), which differ in efficiency.
+enum class ConvKind { Conv, ConvTranspose, ConvGradFilter };
+constexpr int kNumConvKinds = 3;
+
 struct OpCost {
   /// FLOPs of matrix products and convolutions.
   double gemmFlops = 0;
@@ -25,12 +30,33 @@ struct OpCost {
   int64_t gemmCount = 0;
   /// FLOPs of everything else.
   double vectorFlops = 0;
+  /// The convolutions among the products, by ConvKind (part of gemmFlops
+  /// and gemmCount).
+  double convFlops[kNumConvKinds] = {};
+  int64_t convCount[kNumConvKinds] = {};
+  /// Their products of one image and one group (batch x groups each).
+  int64_t convImages[kNumConvKinds] = {};
 
   OpCost &operator+=(const OpCost &other) {
     gemmFlops += other.gemmFlops;
     gemmCount += other.gemmCount;
     vectorFlops += other.vectorFlops;
+    for (int kind = 0; kind < kNumConvKinds; ++kind) {
+      convFlops[kind] += other.convFlops[kind];
+      convCount[kind] += other.convCount[kind];
+      convImages[kind] += other.convImages[kind];
+    }
     return *this;
+  }
+  /// Every FLOP count divided by `degree` (the work of one of `degree`
+  /// ranks sharing an op).
+  OpCost dividedBy(double degree) const {
+    OpCost local = *this;
+    local.gemmFlops /= degree;
+    local.vectorFlops /= degree;
+    for (double &flops : local.convFlops)
+      flops /= degree;
+    return local;
   }
 };
 

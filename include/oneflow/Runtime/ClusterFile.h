@@ -37,6 +37,9 @@ struct ClusterDescription {
   std::string kind = "cpu";                              // device.kind
   std::vector<std::pair<std::string, double>> peakFlops; // dtype, FLOP/s
   std::vector<std::pair<double, double>> gemmEfficiency; // flops, fraction
+  /// device.concurrent_ranks: ranks a node runs at full speed (its cores
+  /// over the threads per rank); 0 leaves the key out.
+  int64_t concurrentRanks = 0;
   double vectorFlops = 0;
   double memoryBandwidth = 0;
   int64_t memoryCapacity = 0;

@@ -4,6 +4,8 @@
   report.py get REPORT.json KEY...   prints KEY=value (roles[i].key too)
   report.py positive REPORT.json KEY...  prints "KEY > 0" or "KEY = 0"
   report.py less A.json KEY B.json KEY   prints "less" when A's < B's
+  report.py ratio A.json KEY B.json KEY  prints "ratio X" (A's / B's, 3
+      decimals)
   report.py runtime-memory REPORT.json RUN.log
       oneflow-run's "memory: A bytes of regsts (...), P bytes persistent"
       equals the report's arena (gradients + activations) and persistent
@@ -45,6 +47,11 @@ def main():
             other = json.load(f)
         a, b = value(report, sys.argv[3]), value(other, sys.argv[5])
         print("less" if a < b else f"not less: {a} >= {b}")
+    elif command == "ratio":
+        with open(sys.argv[4]) as f:
+            other = json.load(f)
+        a, b = value(report, sys.argv[3]), value(other, sys.argv[5])
+        print(f"ratio {a / b:.3f}")
     elif command == "runtime-memory":
         with open(sys.argv[3]) as f:
             log = f.read()
