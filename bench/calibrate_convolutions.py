@@ -10,9 +10,11 @@ from the products' by up to 5x at the same FLOPs. So this script compiles
 and runs real training plans: for a sweep of convolution layers (channels,
 image sizes, 1x1 and 3x3 filters, strides 1 and 2, groups, batch sizes) a
 model `conv -> relu -> conv -> flatten -> linear` exported by PyTorch is
-compiled for one rank (`--train --optimizer=sgd`) and run with `--trace`
-(one thread, at real-time priority where allowed, so that other processes
-do not take the core); each convolution kernel's median firing, less what
+compiled for --ranks data-parallel ranks (each with the listed batch;
+`--train --optimizer=sgd`) and run with `--trace` (one thread per rank,
+all computing at once as `oneflow-run --calibrate` measures, at real-time
+priority where allowed so that other processes do not take the cores);
+each convolution kernel's median firing over the ranks, less what
 the cost model gives the rest of its kernel (the per-firing overhead and
 the fused epilogue's vector or memory term), is its convolution's time.
 Efficiency = conv FLOPs / (time * peak f32); the curve is the median per
@@ -72,7 +74,7 @@ SWEEP = [
 ]
 
 
-def export(path, batch, cin, cout, size, kernel, stride, groups):
+def export(path, ranks, batch, cin, cout, size, kernel, stride, groups):
     script = f"""
 import torch
 from torch import nn
@@ -87,7 +89,8 @@ model = nn.Sequential(
 with torch.no_grad():
     out = model(torch.zeros(1, {cin}, {size}, {size})).shape[1]
 model = nn.Sequential(model, nn.Linear(out, 10))
-torch.onnx.export(model.eval(), torch.randn({batch}, {cin}, {size}, {size}),
+torch.onnx.export(model.eval(),
+                  torch.randn({ranks * batch}, {cin}, {size}, {size}),
                   {path!r}, input_names=['x'], output_names=['logits'],
                   opset_version=17)
 """
@@ -117,6 +120,7 @@ def measure(args, work, plan_pb2, model, prefix):
     plan_dir = os.path.join(work, "plan")
     subprocess.run([os.path.join(args.bin, "oneflow-opt"), model, "--train",
                     "--label=labels", "--optimizer=sgd", "--emit=plan",
+                    f"--mesh={args.ranks}", "--sbp-strategy=data",
                     "-o", plan_dir], check=True, capture_output=True)
     x_shape = None
     plan = plan_pb2.Plan()
@@ -144,18 +148,24 @@ def measure(args, work, plan_pb2, model, prefix):
     firings = collections.defaultdict(list)
     for event in events:
         if event.get("ph") == "X" and event["args"]["step"] >= 2:
-            firings[event["args"]["task"]].append(event["dur"] * 1e-6)
+            # By name: the ranks' tasks of one kernel share it.
+            firings[event["name"]].append(event["dur"] * 1e-6)
     points = []
+    seen = set()
     for task in plan.tasks:
+        if task.name in seen:
+            continue
+        seen.add(task.name)
         cost = task.cost
         convs = [getattr(cost, kind) for kind in KINDS]
         kinds = [k for k, c in zip(KINDS, convs) if c.count > 0]
-        if len(kinds) != 1 or task.id not in firings:
+        if len(kinds) != 1 or task.name not in firings:
             continue
         conv = getattr(cost, kinds[0])
         if conv.flops != cost.gemm_flops:
             continue  # other products in the kernel too
-        seconds = statistics.median(firings[task.id]) - args.model.rest(cost)
+        seconds = statistics.median(firings[task.name]) - args.model.rest(
+            cost)
         if seconds <= 0:
             continue
         points.append((kinds[0], conv.flops / conv.images,
@@ -220,6 +230,10 @@ def main():
                                              "cpu-local.json"))
     parser.add_argument("--steps", type=int, default=8)
     parser.add_argument("--write", action="store_true")
+    parser.add_argument("--ranks", type=int, default=2,
+                        help="data-parallel ranks measuring at once (as "
+                        "the cluster file's other figures were: the "
+                        "machine's cores share its caches and memory)")
     args = parser.parse_args()
     with open(args.cluster) as f:
         cluster = json.load(f)
@@ -231,7 +245,7 @@ def main():
         plan_pb2 = load_plan_module(work)
         for layer in SWEEP:
             model = os.path.join(work, "model.onnx")
-            export(model, *layer)
+            export(model, args.ranks, *layer)
             for kind, flops, fraction in measure(args, work, plan_pb2, model,
                                                  prefix):
                 measured[kind].append((flops, fraction))
@@ -249,7 +263,7 @@ def main():
             f"{', the rank at real-time priority' if prefix else ''}): "
             f"{len(SWEEP)} PyTorch conv layers (batch 2-32, 3-128 channels, "
             "7x7 to 56x56, 1x1 and 3x3, strides 1 and 2, groups 1 and 4) "
-            "trained on one rank, each convolution kernel's median firing "
+            f"trained on {args.ranks} data-parallel ranks at once, each convolution kernel's median firing "
             "less the cost model's overhead and epilogue terms; the median "
             "per half decade of flops per image and group.")
     sources = cluster.get("sources", "")

@@ -236,6 +236,18 @@ TEST(Calibrate, JsonHasExactlyTheKeysOfTheFormat) {
   EXPECT_EQ(links.items[0].find("devices")->asInteger(), 0);
   EXPECT_EQ(links.items[0].find("latency")->asDouble(), 1.7e-6);
   EXPECT_EQ(links.items[0].find("bandwidth")->asDouble(), 6.2e9);
+
+  // What a calibration writes: how many ranks the machine runs at full
+  // speed, after the curve.
+  cluster.concurrentRanks = 2;
+  Expected<JsonValue> shared = parseJson(clusterToJson(cluster));
+  ASSERT_TRUE(shared.ok()) << shared.error().message();
+  const JsonValue &sharedDevice = *shared->find("device");
+  EXPECT_EQ(keys(sharedDevice),
+            (Names{"kind", "peak_flops", "gemm_efficiency", "concurrent_ranks",
+                   "vector_flops", "memory_bandwidth", "memory_capacity",
+                   "kernel_overhead"}));
+  EXPECT_EQ(sharedDevice.find("concurrent_ranks")->asInteger(), 2);
 }
 
 TEST(Calibrate, NumbersRoundTripExactly) {
