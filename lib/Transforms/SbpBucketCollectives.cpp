@@ -22,7 +22,9 @@
 // collective, exactly the piece that member g's block held before.
 //
 // Buckets are runs of the candidates in program order, closed when the
-// next one would exceed `bucket-bytes` or depends on the open bucket's
+// next one would exceed `bucket-bytes` or `bucket-members` (the packing and
+// unpacking kernels take a pointer per member, and a CUDA kernel's
+// parameters may not exceed 4352 bytes), or depends on the open bucket's
 // results (one kind at a time, so runs of one kind cannot form a cycle
 // through buckets of another). A bucket never spans a send, a receive or
 // a collective of another group: merging only collectives that the
@@ -267,8 +269,10 @@ void packBucket(SmallVector<sbp::CollectiveOp> bucket) {
 
 /// Forms the buckets of `key` in `program` (program order, closed on
 /// size or dependence). Singletons are not buckets.
-std::vector<SmallVector<sbp::CollectiveOp>>
-formBuckets(func::FuncOp program, const BucketKey &key, int64_t maxBytes) {
+std::vector<SmallVector<sbp::CollectiveOp>> formBuckets(func::FuncOp program,
+                                                        const BucketKey &key,
+                                                        int64_t maxBytes,
+                                                        int64_t maxMembers) {
   std::vector<SmallVector<sbp::CollectiveOp>> buckets;
   SmallVector<sbp::CollectiveOp> open;
   int64_t openBytes = 0;
@@ -304,7 +308,9 @@ formBuckets(func::FuncOp program, const BucketKey &key, int64_t maxBytes) {
     }
     int64_t bytes =
         bytesOf(cast<RankedTensorType>(collective.getInput().getType()));
-    if (dependsOnOpen || (!open.empty() && openBytes + bytes > maxBytes))
+    if (dependsOnOpen ||
+        (!open.empty() &&
+         (openBytes + bytes > maxBytes || int64_t(open.size()) >= maxMembers)))
       close();
     open.push_back(collective);
     openBytes += bytes;
@@ -345,7 +351,7 @@ struct SbpBucketCollectivesPass
       for (func::FuncOp program : programs) {
         program.walk([&](sbp::CollectiveOp op) { ++holders[op.getTag()]; });
         std::vector<SmallVector<sbp::CollectiveOp>> found =
-            formBuckets(program, key, bucketBytes);
+            formBuckets(program, key, bucketBytes, bucketMembers);
         for (const auto &bucket : found) {
           std::vector<int64_t> tags;
           for (sbp::CollectiveOp op : bucket)

@@ -517,7 +517,8 @@ def SbpBucketCollectives : Pass<"sbp-bucket-collectives", "ModuleOp"> {
     when split or gathered along an inner axis, transposed) so that each
     member's block of one concatenated tensor holds its pieces, one
     collective moves the concatenation, and the result is split back.
-    A bucket closes when the next collective would overflow it or depends on
+    A bucket closes when the next collective would overflow it (bytes or
+    members) or depends on
     its results, so each bucket is launched as soon as its own inputs exist
     (gradient reductions overlap the rest of the backward pass). Every rank
     applies the same rule to its program; buckets keep their first member's
@@ -526,6 +527,9 @@ def SbpBucketCollectives : Pass<"sbp-bucket-collectives", "ModuleOp"> {
   let options = [
     Option<"bucketBytes", "bucket-bytes", "int64_t", /*default=*/"26214400",
            "Most input bytes per bucket (0: no buckets); DDP's 25 MiB">,
+    Option<"bucketMembers", "bucket-members", "int64_t", /*default=*/"128",
+           "Most collectives per bucket (its packing kernels take a pointer "
+           "per member; a CUDA kernel's parameters fit 544)">,
   ];
   let dependentDialects = ["::mlir::oneflow::OneFlowDialect"];
 }

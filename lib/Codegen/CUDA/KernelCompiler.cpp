@@ -247,7 +247,7 @@ mlir::oneflow::compileCudaKernels(ModuleOp source, StringRef fatbinPath,
   std::string lowering;
   for (const std::string &arch : options.archs)
     lowering += "nvvm-attach-target{module=" + kGpuModuleName.str() +
-                " chip=" + arch + " features=+ptx80 O=3},";
+                " chip=" + arch + " features=+ptx81 O=3},";
   lowering += "gpu.module(lower-affine,convert-scf-to-cf,"
               "convert-gpu-to-nvvm{use-bare-ptr-memref-call-conv},"
               "canonicalize,reconcile-unrealized-casts),"

@@ -12,6 +12,7 @@ covering every rank; "sources" says whether the link was measured.
 
 import argparse
 import json
+import os
 import math
 import sys
 
@@ -34,9 +35,14 @@ def problems(cluster, ranks):
           "no name")
     device = cluster.get("device", {})
     check(list(device) == ["kind", "peak_flops", "gemm_efficiency",
-                           "vector_flops", "memory_bandwidth",
-                           "memory_capacity", "kernel_overhead"],
+                           "concurrent_ranks", "vector_flops",
+                           "memory_bandwidth", "memory_capacity",
+                           "kernel_overhead"],
           f"device keys {list(device)}")
+    # The machine's usable cores over the threads per rank (1 here).
+    ranks = device.get("concurrent_ranks")
+    check(isinstance(ranks, int) and 1 <= ranks <= os.cpu_count(),
+          f"concurrent_ranks {ranks} on {os.cpu_count()} cores")
     check(device.get("kind") == "cpu", "device.kind is not cpu")
     peaks = device.get("peak_flops", {})
     check(set(peaks) == {"f32", "f64"}, f"peak_flops keys {list(peaks)}")

@@ -1,6 +1,7 @@
 // RUN: oneflow-opt %s -split-input-file --sbp-bucket-collectives | FileCheck %s
 // RUN: oneflow-opt %s -split-input-file --sbp-bucket-collectives=bucket-bytes=48 | FileCheck %s --check-prefix=SMALL
 // RUN: oneflow-opt %s -split-input-file --sbp-bucket-collectives=bucket-bytes=0 | FileCheck %s --check-prefix=OFF
+// RUN: oneflow-opt %s -split-input-file --sbp-bucket-collectives=bucket-members=2 | FileCheck %s --check-prefix=MEMBERS
 
 // Three gradient all-reduces of one group become one: the inputs are
 // flattened and concatenated, the sum is split back and reshaped. The
@@ -27,6 +28,13 @@
 
 // OFF-LABEL: func.func @main_rank0(
 // OFF-COUNT-3: sbp.collective "all_reduce"
+
+// At most 2 members per bucket (a CUDA kernel takes at most 544 pointers,
+// and the packing kernels one per member): [A, B] and [C] alone.
+// MEMBERS-LABEL: func.func @main_rank0(
+// MEMBERS: oneflow.concat {{.*}} -> tensor<11xf32>
+// MEMBERS: sbp.collective "all_reduce" {{.*}} {tag = 3 : i64} : tensor<11xf32>
+// MEMBERS: sbp.collective "all_reduce" {{.*}} {tag = 5 : i64} : tensor<2x2xf32>
 func.func @main_rank0(%a: tensor<4x2xf32>, %b: tensor<3xf32>, %c: tensor<2x2xf32>) -> (tensor<4x2xf32>, tensor<3xf32>, tensor<2x2xf32>) {
   %0 = sbp.collective "all_reduce" %a group = [0, 1] {tag = 3 : i64} : tensor<4x2xf32> -> tensor<4x2xf32>
   %1 = oneflow.neg %0 : tensor<4x2xf32>
