@@ -28,6 +28,8 @@ GraphImporter::GraphImporter(ModuleOp module, const onnx::ModelProto &model,
   registerReductionImporters(registry);
   registerTensorImporters(registry);
   registerLossImporters(registry);
+  registerRecurrentImporters(registry);
+  registerResizeImporters(registry);
 }
 
 ValueInfo *GraphImporter::lookup(llvm::StringRef name) {

@@ -172,6 +172,8 @@ void registerNormalizationImporters(NodeImporterRegistry &registry);
 void registerReductionImporters(NodeImporterRegistry &registry);
 void registerTensorImporters(NodeImporterRegistry &registry);
 void registerLossImporters(NodeImporterRegistry &registry);
+void registerRecurrentImporters(NodeImporterRegistry &registry);
+void registerResizeImporters(NodeImporterRegistry &registry);
 
 /// The normalized form of a possibly negative axis, or failure with an error.
 FailureOr<int64_t> normalizeAxis(NodeContext &ctx, int64_t axis, int64_t rank);
