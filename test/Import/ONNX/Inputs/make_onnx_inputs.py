@@ -680,6 +680,47 @@ def unsupported_ops(out):
     save(g.build(), "unsupported_ops.onnx", out)
 
 
+@model
+def recurrent_resize(out):
+    """LSTM (forward, peepholes, initial states), bidirectional GRU with sequence_lens, reverse RNN
+    with layout 1; Resize linear (scales), nearest (sizes, asymmetric floor), cubic downsampling one axis
+    (exclude_outside); an LSTM with a wrong W shape (node `lstm_bad_w`) for the error test."""
+    g = G("recurrent_resize", seed=26)
+    x = g.input("x", FLOAT, [5, 2, 3])
+    lens = g.input("lens", TensorProto.INT32, [2])
+    img = g.input("img", FLOAT, [1, 2, 4, 4])
+    xb = g.input("xb", FLOAT, [2, 5, 3])
+    h0 = g.randn("lstm_h0", [1, 2, 4], 0.1)
+    c0 = g.randn("lstm_c0", [1, 2, 4], 0.1)
+    g.node("LSTM", [x, g.randn("lstm_w", [1, 16, 3], 0.3), g.randn("lstm_r", [1, 16, 4], 0.3),
+                    g.randn("lstm_b", [1, 32], 0.1), "", h0, c0, g.randn("lstm_p", [1, 12], 0.1)],
+           ["lstm_y", "lstm_yh", "lstm_yc"], "lstm_peephole", hidden_size=4)
+    g.node("GRU", [x, g.randn("gru_w", [2, 9, 3], 0.3), g.randn("gru_r", [2, 9, 3], 0.3),
+                   g.randn("gru_b", [2, 18], 0.1), lens],
+           ["gru_y", "gru_yh"], "gru_bidirectional", hidden_size=3, direction="bidirectional",
+           linear_before_reset=1)
+    g.node("RNN", [xb, g.randn("rnn_w", [1, 2, 3], 0.3), g.randn("rnn_r", [1, 2, 2], 0.3)],
+           ["rnn_y"], "rnn_reverse_batch_first", hidden_size=2, direction="reverse", layout=1,
+           activations=["Relu"])
+    g.output("lstm_y", "lstm_yh", "lstm_yc", "gru_y", "gru_yh", "rnn_y")
+    g.output(
+        g.node("Resize", [img, "", g.f32("resize_scales", [1, 1, 2, 2])], "resize_linear_out",
+               "resize_linear", mode="linear"),
+        g.node("Resize", [img, "", "", g.i64("resize_sizes", [1, 2, 8, 6])], "resize_nearest_out",
+               "resize_nearest", mode="nearest", coordinate_transformation_mode="asymmetric",
+               nearest_mode="floor"),
+        g.node("Resize", [img, "", g.f32("resize_cubic_scales", [1, 1, 1, 0.5])],
+               "resize_cubic_out", "resize_cubic", mode="cubic", exclude_outside=1),
+    )
+    save(g.build(), "recurrent_resize.onnx", out)
+    bad = G("recurrent_bad", seed=27)
+    xs = bad.input("x", FLOAT, [5, 2, 3])
+    bad.node("LSTM", [xs, bad.randn("w", [1, 16, 2], 0.3), bad.randn("r", [1, 16, 4], 0.3)],
+             ["y"], "lstm_bad_w", hidden_size=4)
+    bad.output("y", elem_type=FLOAT, shape=[5, 1, 2, 4])
+    save(bad.make(), "recurrent_bad.onnx", out)
+
+
 def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--out", default=HERE, help="output directory (default: this script's folder)")
