@@ -30,6 +30,7 @@ GraphImporter::GraphImporter(ModuleOp module, const onnx::ModelProto &model,
   registerLossImporters(registry);
   registerRecurrentImporters(registry);
   registerResizeImporters(registry);
+  registerEinsumImporter(registry);
 }
 
 ValueInfo *GraphImporter::lookup(llvm::StringRef name) {

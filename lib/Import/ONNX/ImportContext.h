@@ -174,6 +174,7 @@ void registerTensorImporters(NodeImporterRegistry &registry);
 void registerLossImporters(NodeImporterRegistry &registry);
 void registerRecurrentImporters(NodeImporterRegistry &registry);
 void registerResizeImporters(NodeImporterRegistry &registry);
+void registerEinsumImporter(NodeImporterRegistry &registry);
 
 /// The normalized form of a possibly negative axis, or failure with an error.
 FailureOr<int64_t> normalizeAxis(NodeContext &ctx, int64_t axis, int64_t rank);

@@ -664,7 +664,7 @@ def more_ops(out):
 
 @model
 def unsupported_ops(out):
-    """Valid ONNX with ops an importer is unlikely to support: Det x2, Hardmax x1, Einsum x1 (plus a Relu)."""
+    """Valid ONNX with ops an importer is unlikely to support: Det x2, Hardmax x1, ReverseSequence x1 (plus a Relu)."""
     g = G("unsupported_ops", seed=24)
     a = g.input("a", FLOAT, [3, 4, 4])
     b = g.input("b", FLOAT, [4, 5])
@@ -674,9 +674,8 @@ def unsupported_ops(out):
         g.node("Det", [r], "det_relu", "det_second"),
         g.node("Hardmax", [b], "hardmax_b", "hardmax_rows", axis=-1),
     )
-    # onnx 1.12 infers only the rank of an Einsum result: declare its type by hand.
-    g.output(g.node("Einsum", [a, b], "einsum_out", "einsum_batched_matmul", equation="bij,jk->bik"),
-             elem_type=FLOAT, shape=[3, 4, 5])
+    g.output(g.node("ReverseSequence", [a, g.i64("reverse_lens", [1, 2, 3])], "reversed_out",
+                    "reverse_sequence_time", batch_axis=0, time_axis=1))
     save(g.build(), "unsupported_ops.onnx", out)
 
 
@@ -684,7 +683,7 @@ def unsupported_ops(out):
 def recurrent_resize(out):
     """LSTM (forward, peepholes, initial states), bidirectional GRU with sequence_lens, reverse RNN
     with layout 1; Resize linear (scales), nearest (sizes, asymmetric floor), cubic downsampling one axis
-    (exclude_outside); an LSTM with a wrong W shape (node `lstm_bad_w`) for the error test."""
+    (exclude_outside); Einsum (implicit output, diagonal); an LSTM with a wrong W shape (node `lstm_bad_w`) for the error test."""
     g = G("recurrent_resize", seed=26)
     x = g.input("x", FLOAT, [5, 2, 3])
     lens = g.input("lens", TensorProto.INT32, [2])
@@ -712,6 +711,12 @@ def recurrent_resize(out):
         g.node("Resize", [img, "", g.f32("resize_cubic_scales", [1, 1, 1, 0.5])],
                "resize_cubic_out", "resize_cubic", mode="cubic", exclude_outside=1),
     )
+    # onnx 1.12 infers only the rank of an Einsum result: declare its type by hand.
+    sq = g.input("sq", FLOAT, [3, 3])
+    g.output(g.node("Einsum", [xb, sq], "einsum_out", "einsum_implicit", equation="bti,ij"),
+             elem_type=FLOAT, shape=[2, 3, 5])
+    g.output(g.node("Einsum", [sq], "einsum_diag_out", "einsum_diagonal", equation="ii->i"),
+             elem_type=FLOAT, shape=[3])
     save(g.build(), "recurrent_resize.onnx", out)
     bad = G("recurrent_bad", seed=27)
     xs = bad.input("x", FLOAT, [5, 2, 3])
