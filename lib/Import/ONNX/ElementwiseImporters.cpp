@@ -125,7 +125,8 @@ LogicalResult importDropout(NodeContext &ctx) {
   if (ctx.hasInput(2)) {
     DenseElementsAttr mode = ctx.getConstantInput(2);
     if (!mode)
-      return ctx.emitError() << "training_mode must be known at import time";
+      return ctx.emitError() << "training_mode must be known at import time"
+                             << ctx.graphInputHint(2);
     training = getIntValues(mode).front() != 0;
   }
   // The ratio matters (and must be known) only in training.

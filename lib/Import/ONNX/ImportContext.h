@@ -83,6 +83,9 @@ public:
   /// An input that must be known at import time (a shape, axes, pads...).
   FailureOr<SmallVector<int64_t>> getConstantInts(unsigned index,
                                                   llvm::StringRef what);
+  /// Names the graph input behind input `index`, for errors that need its
+  /// value at import time; empty when it is not a graph input.
+  std::string graphInputHint(unsigned index);
   /// A scalar input known at import time, as a double.
   FailureOr<double> getConstantScalar(unsigned index, llvm::StringRef what);
 

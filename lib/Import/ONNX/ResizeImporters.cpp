@@ -313,7 +313,8 @@ LogicalResult importResize(NodeContext &ctx, bool upsample) {
   } else if (legacy) {
     DenseElementsAttr s = ctx.getConstantInput(1);
     if (!s)
-      return ctx.emitError() << "scales must be known at import time";
+      return ctx.emitError() << "scales must be known at import time"
+                             << ctx.graphInputHint(1);
     scales = getFloatValues(s);
   } else {
     DenseElementsAttr s = ctx.hasInput(2) ? ctx.getConstantInput(2)
@@ -322,7 +323,9 @@ LogicalResult importResize(NodeContext &ctx, bool upsample) {
                                           : DenseElementsAttr();
     if ((ctx.hasInput(2) && !s) || (ctx.hasInput(3) && !z))
       return ctx.emitError() << "scales and sizes must be known at import "
-                                "time";
+                                "time"
+                             << ctx.graphInputHint(ctx.hasInput(2) && !s ? 2
+                                                                         : 3);
     if (s && s.getNumElements() > 0)
       scales = getFloatValues(s);
     if (z && z.getNumElements() > 0)
@@ -330,7 +333,8 @@ LogicalResult importResize(NodeContext &ctx, bool upsample) {
     if (o.coordinates == "tf_crop_and_resize" && ctx.hasInput(1)) {
       DenseElementsAttr r = ctx.getConstantInput(1);
       if (!r)
-        return ctx.emitError() << "roi must be known at import time";
+        return ctx.emitError() << "roi must be known at import time"
+                               << ctx.graphInputHint(1);
       roi = getFloatValues(r);
     }
   }

@@ -152,7 +152,10 @@ LogicalResult importRange(NodeContext &ctx) {
                     delta = ctx.getConstantInput(2);
   if (!start || !limit || !delta)
     return ctx.emitError() << "start, limit and delta must be known at "
-                              "import time";
+                              "import time"
+                           << ctx.graphInputHint(!start   ? 0
+                                                 : !limit ? 1
+                                                          : 2);
   auto type = cast<RankedTensorType>(start.getType());
   double s = getFloatValues(start).front(), l = getFloatValues(limit).front(),
          d = getFloatValues(delta).front();
