@@ -31,6 +31,7 @@ GraphImporter::GraphImporter(ModuleOp module, const onnx::ModelProto &model,
   registerRecurrentImporters(registry);
   registerResizeImporters(registry);
   registerEinsumImporter(registry);
+  registerScatterGatherImporters(registry);
 }
 
 ValueInfo *GraphImporter::lookup(llvm::StringRef name) {
