@@ -32,6 +32,7 @@ GraphImporter::GraphImporter(ModuleOp module, const onnx::ModelProto &model,
   registerResizeImporters(registry);
   registerEinsumImporter(registry);
   registerScatterGatherImporters(registry);
+  registerControlFlowImporters(registry);
 }
 
 ValueInfo *GraphImporter::lookup(llvm::StringRef name) {
@@ -199,6 +200,16 @@ LogicalResult GraphImporter::importInputs(func::FuncOp func, Block *entry) {
   }
   func.setFunctionType(FunctionType::get(context, argTypes, {}));
   func.setAllArgAttrs(argNames);
+  return success(ok);
+}
+
+LogicalResult GraphImporter::importSubgraph(const onnx::GraphProto &subgraph) {
+  for (const onnx::TensorProto &tensor : subgraph.initializer())
+    values[tensor.name()] = ValueInfo{{}, {}, &tensor, false};
+  bool ok = true;
+  for (const onnx::NodeProto &node : subgraph.node())
+    if (failed(importNode(node, model.graph().node_size() + subgraphNodes++)))
+      ok = false;
   return success(ok);
 }
 

@@ -64,6 +64,7 @@ public:
               int64_t opset);
 
   const onnx::NodeProto &getNode() const { return node; }
+  GraphImporter &getGraph() { return graph; }
   Location getLoc() const { return loc; }
   int64_t getOpset() const { return opset; }
   OpBuilder &getBuilder();
@@ -179,6 +180,7 @@ void registerRecurrentImporters(NodeImporterRegistry &registry);
 void registerResizeImporters(NodeImporterRegistry &registry);
 void registerEinsumImporter(NodeImporterRegistry &registry);
 void registerScatterGatherImporters(NodeImporterRegistry &registry);
+void registerControlFlowImporters(NodeImporterRegistry &registry);
 
 /// The normalized form of a possibly negative axis, or failure with an error.
 FailureOr<int64_t> normalizeAxis(NodeContext &ctx, int64_t axis, int64_t rank);
