@@ -33,6 +33,7 @@ GraphImporter::GraphImporter(ModuleOp module, const onnx::ModelProto &model,
   registerEinsumImporter(registry);
   registerScatterGatherImporters(registry);
   registerControlFlowImporters(registry);
+  registerGridSampleImporter(registry);
 }
 
 ValueInfo *GraphImporter::lookup(llvm::StringRef name) {

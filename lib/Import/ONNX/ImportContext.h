@@ -181,6 +181,7 @@ void registerResizeImporters(NodeImporterRegistry &registry);
 void registerEinsumImporter(NodeImporterRegistry &registry);
 void registerScatterGatherImporters(NodeImporterRegistry &registry);
 void registerControlFlowImporters(NodeImporterRegistry &registry);
+void registerGridSampleImporter(NodeImporterRegistry &registry);
 
 /// The normalized form of a possibly negative axis, or failure with an error.
 FailureOr<int64_t> normalizeAxis(NodeContext &ctx, int64_t axis, int64_t rank);
