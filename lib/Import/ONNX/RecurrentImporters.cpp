@@ -439,11 +439,13 @@ LogicalResult importRecurrent(NodeContext &ctx, Cell cell) {
     finalC.push_back(c);
   }
   Value y = u.stack(outputs, 1); // [seq, dirs, batch, hidden]
-  Value yh = u.stack(finalH, 0), yc = u.stack(finalC, 0);
+  Value yh = u.stack(finalH, 0);
+  Value yc = cell == Cell::LSTM ? u.stack(finalC, 0) : Value();
   if (batchFirst) {
     y = u.transpose(y, {2, 0, 1, 3});
     yh = u.transpose(yh, {1, 0, 2});
-    yc = u.transpose(yc, {1, 0, 2});
+    if (yc)
+      yc = u.transpose(yc, {1, 0, 2});
   }
   if (u.hasFailed())
     return failure();
