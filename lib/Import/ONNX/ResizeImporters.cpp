@@ -49,19 +49,21 @@ struct AxisResize {
 double sourceCoordinate(const ResizeOptions &o, const AxisResize &a,
                         int64_t x) {
   const std::string &m = o.coordinates;
+  // The resized length is in * scale, not rounded (as ONNX's reference).
+  double length = a.in * a.scale;
   if (m == "asymmetric")
     return x / a.scale;
   if (m == "align_corners")
-    return a.out == 1 ? 0 : x * double(a.in - 1) / double(a.out - 1);
+    return length == 1 ? 0 : x * double(a.in - 1) / (length - 1);
   if (m == "pytorch_half_pixel")
-    return a.out > 1 ? (x + 0.5) / a.scale - 0.5 : 0;
+    return length > 1 ? (x + 0.5) / a.scale - 0.5 : 0;
   if (m == "tf_half_pixel_for_nn")
     return (x + 0.5) / a.scale;
   if (m == "tf_crop_and_resize")
-    return a.out > 1 ? a.roiStart * (a.in - 1) +
-                           x * (a.roiEnd - a.roiStart) * (a.in - 1) /
-                               double(a.out - 1)
-                     : 0.5 * (a.roiStart + a.roiEnd) * (a.in - 1);
+    return length > 1 ? a.roiStart * (a.in - 1) +
+                            x * (a.roiEnd - a.roiStart) * (a.in - 1) /
+                                (length - 1)
+                      : 0.5 * (a.roiStart + a.roiEnd) * (a.in - 1);
   if (m == "half_pixel_symmetric") {
     double adjustment = a.out / (a.scale * a.in);
     double center = a.in / 2.0;
