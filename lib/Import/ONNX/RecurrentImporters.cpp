@@ -372,6 +372,12 @@ LogicalResult importRecurrent(NodeContext &ctx, Cell cell) {
       po = u.slice(pd, 0, hidden, 2 * hidden);
       pf = u.slice(pd, 0, 2 * hidden, 3 * hidden);
     }
+    // A GRU's update/reset and hidden recurrent weights.
+    Value rzr, rh;
+    if (cell == Cell::GRU) {
+      rzr = u.slice(rd, 0, 0, 2 * hidden);
+      rh = u.slice(rd, 0, 2 * hidden, 3 * hidden);
+    }
     SmallVector<Value> ys(seq);
     for (int64_t step = 0; step < seq; ++step) {
       int64_t t = reverse ? seq - 1 - step : step;
@@ -394,8 +400,6 @@ LogicalResult importRecurrent(NodeContext &ctx, Cell cell) {
         newH = u.mul(o, u.activate(act[2], newC));
       } else if (cell == Cell::GRU) {
         SmallVector<Value> xg = u.split(xt, 3);
-        Value rzr = u.slice(rd, 0, 0, 2 * hidden),
-              rh = u.slice(rd, 0, 2 * hidden, 3 * hidden);
         Value hzr = u.matmulT(h, rzr);
         if (bias)
           hzr = u.add(hzr, u.slice(rb, 0, 0, 2 * hidden));
