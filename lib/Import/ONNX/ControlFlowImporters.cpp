@@ -41,15 +41,14 @@ FailureOr<ValueInfo> subgraphOutput(NodeContext &ctx, StringRef name) {
   return *info;
 }
 
-FailureOr<Value> materialize(NodeContext &ctx, ValueInfo info,
-                             StringRef name) {
+FailureOr<Value> materialize(NodeContext &ctx, ValueInfo info, StringRef name) {
   return ctx.getGraph().materialize(info, name, ctx.getLoc());
 }
 
 /// A boolean known at import time, or nullopt.
 std::optional<bool> knownBool(const ValueInfo &info) {
-  DenseElementsAttr attr = info.constant ? getDenseElements(info.constant)
-                                         : DenseElementsAttr();
+  DenseElementsAttr attr =
+      info.constant ? getDenseElements(info.constant) : DenseElementsAttr();
   if (!attr && info.value)
     if (auto constant = info.value.getDefiningOp<ConstantOp>())
       attr = getDenseElements(constant.getValue());
@@ -116,14 +115,13 @@ LogicalResult importIf(NodeContext &ctx) {
 }
 
 /// Stacks per-iteration values along a new axis `axis`.
-FailureOr<Value> stack(NodeContext &ctx, ArrayRef<Value> values,
-                       int64_t axis) {
+FailureOr<Value> stack(NodeContext &ctx, ArrayRef<Value> values, int64_t axis) {
   SmallVector<Value> expanded;
   for (Value v : values) {
     SmallVector<int64_t> shape(typeOf(v).getShape());
     if (axis < 0 || axis > (int64_t)shape.size())
-      return ctx.emitError() << "scan output axis " << axis
-                             << " is out of range";
+      return ctx.emitError()
+             << "scan output axis " << axis << " is out of range";
     shape.insert(shape.begin() + axis, 1);
     expanded.push_back(ctx.reshape(v, shape));
   }
@@ -171,14 +169,17 @@ LogicalResult importLoop(NodeContext &ctx) {
   Type i64 = ctx.getBuilder().getI64Type();
   for (int64_t i = 0; cond && i < (int64_t)*trip; ++i) {
     graph.define(body->input(0).name(),
-                 ValueInfo{{}, makeDenseInts(RankedTensorType::get({}, i64), {i}),
-                           nullptr, false});
+                 ValueInfo{{},
+                           makeDenseInts(RankedTensorType::get({}, i64), {i}),
+                           nullptr,
+                           false});
     graph.define(body->input(1).name(),
                  ValueInfo{{},
                            makeDenseInts(RankedTensorType::get(
                                              {}, ctx.getBuilder().getI1Type()),
                                          {1}),
-                           nullptr, false});
+                           nullptr,
+                           false});
     for (int64_t j = 0; j < carried; ++j)
       graph.define(body->input(2 + j).name(), state[j]);
     if (failed(graph.importSubgraph(*body)))
@@ -192,8 +193,7 @@ LogicalResult importLoop(NodeContext &ctx) {
                                 "import time to unroll the loop";
     cond = *known;
     for (int64_t j = 0; j < carried; ++j) {
-      FailureOr<ValueInfo> v =
-          subgraphOutput(ctx, body->output(1 + j).name());
+      FailureOr<ValueInfo> v = subgraphOutput(ctx, body->output(1 + j).name());
       if (failed(v))
         return failure();
       state[j] = *v;
@@ -290,8 +290,8 @@ LogicalResult importScan(NodeContext &ctx) {
     for (int64_t s = 0; s < numScanInputs; ++s) {
       RankedTensorType type = typeOf(inputs[s]);
       int64_t at = inDirs[s] ? length - 1 - t : t;
-      SmallVector<int64_t> begin(type.getRank(), 0),
-          limit(type.getShape()), step(type.getRank(), 1);
+      SmallVector<int64_t> begin(type.getRank(), 0), limit(type.getShape()),
+          step(type.getRank(), 1);
       begin[inAxes[s]] = at;
       limit[inAxes[s]] = at + 1;
       FailureOr<Value> slice =

@@ -102,9 +102,9 @@ public:
       RankedTensorType type = typeOf(t.value);
       int64_t n = type.getDimSize(p);
       if (type.getDimSize(q) != n)
-        return ctx.emitError() << "repeated subscript '" << (char)t.labels[q]
-                               << "' has sizes " << n << " and "
-                               << type.getDimSize(q);
+        return ctx.emitError()
+               << "repeated subscript '" << (char)t.labels[q] << "' has sizes "
+               << n << " and " << type.getDimSize(q);
       SmallVector<int64_t> shape(type.getRank(), 1);
       shape[p] = shape[q] = n;
       SmallVector<double> eye(n * n, 0.0);
@@ -183,17 +183,16 @@ public:
     };
     int64_t nb = product(batch), m = product(aOwn), k = product(contracted),
             n = product(bOwn);
-    FailureOr<Term> at = transpose(a, llvm::to_vector(llvm::concat<int>(
-                                          batch, aOwn, contracted)));
-    FailureOr<Term> bt = transpose(b, llvm::to_vector(llvm::concat<int>(
-                                          batch, contracted, bOwn)));
+    FailureOr<Term> at = transpose(
+        a, llvm::to_vector(llvm::concat<int>(batch, aOwn, contracted)));
+    FailureOr<Term> bt = transpose(
+        b, llvm::to_vector(llvm::concat<int>(batch, contracted, bOwn)));
     if (failed(at) || failed(bt))
       return failure();
     FailureOr<Value> y =
         batch.empty()
             ? ctx.create<MatmulOp>(ctx.reshape(at->value, {m, k}),
-                                   ctx.reshape(bt->value, {k, n}), false,
-                                   false)
+                                   ctx.reshape(bt->value, {k, n}), false, false)
             : ctx.create<BatchMatmulOp>(ctx.reshape(at->value, {nb, m, k}),
                                         ctx.reshape(bt->value, {nb, k, n}),
                                         false, false);
@@ -234,7 +233,8 @@ LogicalResult importEinsum(NodeContext &ctx) {
     if (failed(v))
       return failure();
     inputs.push_back(*v);
-    int64_t letters = llvm::count_if(spec, [](char c) { return llvm::isAlpha(c); });
+    int64_t letters =
+        llvm::count_if(spec, [](char c) { return llvm::isAlpha(c); });
     int64_t rank = typeOf(*v).getRank();
     bool hasEllipsis = spec.contains("...");
     if ((!hasEllipsis && letters != rank) || letters > rank)
@@ -272,8 +272,8 @@ LogicalResult importEinsum(NodeContext &ctx) {
         return ctx.emitError() << "output subscript '" << (char)label
                                << "' names no input dimension";
       if (llvm::count(output, label) > 1)
-        return ctx.emitError() << "output subscript '" << (char)label
-                               << "' repeats";
+        return ctx.emitError()
+               << "output subscript '" << (char)label << "' repeats";
     }
   }
 

@@ -98,10 +98,10 @@ LogicalResult importGridSample(NodeContext &ctx) {
 
   // Grid coordinates [N, P] each (x along W, y along H).
   auto coordinate = [&](int64_t index, int64_t size) -> Value {
-    FailureOr<Value> part = ctx.create<SliceOp>(
-        *gridValue, SmallVector<int64_t>{0, 0, 0, index},
-        SmallVector<int64_t>{n, ho, wo, index + 1},
-        SmallVector<int64_t>{1, 1, 1, 1});
+    FailureOr<Value> part =
+        ctx.create<SliceOp>(*gridValue, SmallVector<int64_t>{0, 0, 0, index},
+                            SmallVector<int64_t>{n, ho, wo, index + 1},
+                            SmallVector<int64_t>{1, 1, 1, 1});
     if (failed(part))
       return s.poison();
     Value g = ctx.reshape(*part, {n, points});
@@ -136,9 +136,9 @@ LogicalResult importGridSample(NodeContext &ctx) {
     Value flat = s.cast(s.op<AddOp>(s.op<MulOp>(cy, s.c(w)), cx), i64);
     if (s.failed())
       return Value();
-    Value index = ctx.createTyped<ExpandOp>(
-        RankedTensorType::get({n, ch, points}, i64),
-        ctx.reshape(flat, {n, 1, points}));
+    Value index =
+        ctx.createTyped<ExpandOp>(RankedTensorType::get({n, ch, points}, i64),
+                                  ctx.reshape(flat, {n, 1, points}));
     FailureOr<Value> picked =
         ctx.create<GatherElementsOp>(image, index, int64_t(2));
     if (failed(picked))
@@ -159,11 +159,10 @@ LogicalResult importGridSample(NodeContext &ctx) {
     Value x1 = s.op<AddOp>(x0, s.c(1)), y1 = s.op<AddOp>(y0, s.c(1));
     Value wx1 = s.op<SubOp>(gx, x0), wy1 = s.op<SubOp>(gy, y0);
     Value wx0 = s.op<SubOp>(s.c(1), wx1), wy0 = s.op<SubOp>(s.c(1), wy1);
-    result = s.op<AddOp>(
-        s.op<AddOp>(corner(x0, y0, s.op<MulOp>(wx0, wy0)),
-                    corner(x1, y0, s.op<MulOp>(wx1, wy0))),
-        s.op<AddOp>(corner(x0, y1, s.op<MulOp>(wx0, wy1)),
-                    corner(x1, y1, s.op<MulOp>(wx1, wy1))));
+    result = s.op<AddOp>(s.op<AddOp>(corner(x0, y0, s.op<MulOp>(wx0, wy0)),
+                                     corner(x1, y0, s.op<MulOp>(wx1, wy0))),
+                         s.op<AddOp>(corner(x0, y1, s.op<MulOp>(wx0, wy1)),
+                                     corner(x1, y1, s.op<MulOp>(wx1, wy1))));
   }
   if (s.failed() || !result)
     return failure();

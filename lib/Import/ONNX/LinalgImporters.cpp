@@ -188,9 +188,9 @@ FailureOr<Window3D> getWindow3D(NodeContext &ctx, RankedTensorType x,
                  w.dilations[0] * (w.kernel[0] - 1) - 1;
   if (span < 0)
     return ctx.emitError() << "the window is larger than the padded depth";
-  w.outDepth = (ceil ? (span + w.strides[0] - 1) / w.strides[0]
-                     : span / w.strides[0]) +
-               1;
+  w.outDepth =
+      (ceil ? (span + w.strides[0] - 1) / w.strides[0] : span / w.strides[0]) +
+      1;
   return w;
 }
 
@@ -216,8 +216,7 @@ Value unfoldDepth(NodeContext &ctx, Value y, int64_t n) {
 /// Depth slices start, start + step, ... (count of them) of [N, C, D, H, W].
 Value depthSlices(NodeContext &ctx, Value x, int64_t start, int64_t step,
                   int64_t count) {
-  SmallVector<int64_t> begin(5, 0), limit(typeOf(x).getShape()),
-      stride(5, 1);
+  SmallVector<int64_t> begin(5, 0), limit(typeOf(x).getShape()), stride(5, 1);
   begin[2] = start;
   limit[2] = start + (count - 1) * step + 1;
   stride[2] = step;
@@ -330,8 +329,7 @@ LogicalResult importPool3D(NodeContext &ctx, Value x, bool isMax) {
   // kernel's strided slices.
   int64_t needed = (win->outDepth - 1) * win->strides[0] +
                    win->dilations[0] * (win->kernel[0] - 1) + 1;
-  int64_t after =
-      std::max<int64_t>(0, needed - depth - win->pads[0]);
+  int64_t after = std::max<int64_t>(0, needed - depth - win->pads[0]);
   Type f = typeOf(x).getElementType();
   Value padded =
       padDepth(ctx, planes, win->pads[0], after,
@@ -348,8 +346,8 @@ LogicalResult importPool3D(NodeContext &ctx, Value x, bool isMax) {
       acc = slices;
       continue;
     }
-    FailureOr<Value> combined = isMax ? ctx.create<MaxOp>(acc, slices)
-                                      : ctx.create<AddOp>(acc, slices);
+    FailureOr<Value> combined =
+        isMax ? ctx.create<MaxOp>(acc, slices) : ctx.create<AddOp>(acc, slices);
     if (failed(combined))
       return failure();
     acc = *combined;

@@ -54,8 +54,9 @@ std::string mlir::oneflow::parseInputShapeOption(llvm::StringRef spec,
   return "";
 }
 
-std::string mlir::oneflow::parseConstantInputOption(
-    llvm::StringRef spec, ONNXImportOptions &options) {
+std::string
+mlir::oneflow::parseConstantInputOption(llvm::StringRef spec,
+                                        ONNXImportOptions &options) {
   auto [name, path] = spec.split('=');
   if (!spec.contains('=') || name.empty() || path.empty())
     return "expected NAME=FILE.pb, got '" + spec.str() + "'";
@@ -155,9 +156,9 @@ LogicalResult ModelLoader::bindConstantInputs() {
                                               /*IsText=*/false,
                                               /*RequiresNullTerminator=*/false);
     if (!buffer)
-      return emitError(fileLoc) << "--constant-input: cannot read '"
-                                << entry.getValue()
-                                << "': " << buffer.getError().message();
+      return emitError(fileLoc)
+             << "--constant-input: cannot read '" << entry.getValue()
+             << "': " << buffer.getError().message();
     onnx::TensorProto tensor;
     if (!tensor.ParseFromArray((*buffer)->getBufferStart(),
                                (int)(*buffer)->getBufferSize()))
@@ -175,10 +176,9 @@ LogicalResult ModelLoader::bindConstantInputs() {
         same = !declared.shape().dim(i).has_dim_value() ||
                declared.shape().dim(i).dim_value() == tensor.dims(i);
       if (!same)
-        return emitError(fileLoc) << "--constant-input: the shape of '"
-                                  << entry.getValue()
-                                  << "' does not match input '" << name
-                                  << "'";
+        return emitError(fileLoc)
+               << "--constant-input: the shape of '" << entry.getValue()
+               << "' does not match input '" << name << "'";
     }
     // The input becomes a Constant node ahead of all others.
     tensor.set_name(name.str());

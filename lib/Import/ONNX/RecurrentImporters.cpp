@@ -42,9 +42,9 @@ bool takesBeta(StringRef name) {
 /// The activations of every direction: `defaults` per direction unless the
 /// node lists its own. Alphas and betas are consumed in order by the
 /// activations that take them (as ONNX Runtime does).
-FailureOr<SmallVector<Activation>>
-getActivations(NodeContext &ctx, ArrayRef<StringRef> defaults,
-               int64_t directions) {
+FailureOr<SmallVector<Activation>> getActivations(NodeContext &ctx,
+                                                  ArrayRef<StringRef> defaults,
+                                                  int64_t directions) {
   SmallVector<std::string> names;
   if (const onnx::AttributeProto *attr = ctx.getAttr("activations"))
     for (const std::string &s : attr->strings())
@@ -140,8 +140,8 @@ public:
       return SmallVector<Value>(pieces, Value());
     }
     int64_t size = typeOf(x).getDimSize(1) / pieces;
-    FailureOr<Operation *> op =
-        ctx.createOp<SplitOp>(x, int64_t(1), SmallVector<int64_t>(pieces, size));
+    FailureOr<Operation *> op = ctx.createOp<SplitOp>(
+        x, int64_t(1), SmallVector<int64_t>(pieces, size));
     if (llvm::failed(op)) {
       poison();
       return SmallVector<Value>(pieces, Value());
@@ -201,14 +201,12 @@ public:
       return mul(ctx.createTyped<TanhOp>(mul(x, scalar(a.beta))),
                  scalar(a.alpha));
     // thresholdedrelu
-    Value above =
-        check(ctx.create<GreaterOp>(x, scalar(a.alpha)));
+    Value above = check(ctx.create<GreaterOp>(x, scalar(a.alpha)));
     return where(above, x, scalar(0));
   }
 
 private:
-  template <typename OpTy>
-  Value binary(Value a, Value b) {
+  template <typename OpTy> Value binary(Value a, Value b) {
     if (!a || !b)
       return poison();
     return check(ctx.create<OpTy>(a, b));
@@ -248,8 +246,8 @@ LogicalResult importRecurrent(NodeContext &ctx, Cell cell) {
   if (failed(optionalInput(3, bias)) || failed(optionalInput(4, lens)) ||
       failed(optionalInput(5, initialH)))
     return failure();
-  if (cell == Cell::LSTM &&
-      (failed(optionalInput(6, initialC)) || failed(optionalInput(7, peephole))))
+  if (cell == Cell::LSTM && (failed(optionalInput(6, initialC)) ||
+                             failed(optionalInput(7, peephole))))
     return failure();
 
   std::string direction = ctx.getString("direction", "forward");
@@ -269,9 +267,8 @@ LogicalResult importRecurrent(NodeContext &ctx, Cell cell) {
     return ctx.emitError() << "X must be a floating-point tensor";
   if (xType.getRank() != 3)
     return ctx.emitError() << "X must be 3-D";
-  int64_t hidden = ctx.getInt("hidden_size", rType.getRank() == 3
-                                                 ? rType.getDimSize(2)
-                                                 : -1);
+  int64_t hidden = ctx.getInt("hidden_size",
+                              rType.getRank() == 3 ? rType.getDimSize(2) : -1);
   int64_t seq = xType.getDimSize(batchFirst ? 1 : 0),
           batch = xType.getDimSize(batchFirst ? 0 : 1),
           inputSize = xType.getDimSize(2), gh = gates * hidden;
@@ -295,9 +292,10 @@ LogicalResult importRecurrent(NodeContext &ctx, Cell cell) {
   for (auto [value, what] :
        {std::pair(initialH, "initial_h"), std::pair(initialC, "initial_c")})
     if (value && typeOf(value).getShape() != ArrayRef<int64_t>(stateShape))
-      return ctx.emitError() << what << " must be [" << stateShape
-                             << "], got " << typeOf(value);
-  if (peephole && typeOf(peephole).getShape() != ArrayRef<int64_t>{dirs, 3 * hidden})
+      return ctx.emitError() << what << " must be [" << stateShape << "], got "
+                             << typeOf(value);
+  if (peephole &&
+      typeOf(peephole).getShape() != ArrayRef<int64_t>{dirs, 3 * hidden})
     return ctx.emitError() << "P must be [" << dirs << ", " << 3 * hidden
                            << "], got " << typeOf(peephole);
   for (Value v : {*w, *r, bias, initialH, initialC, peephole})
@@ -306,7 +304,7 @@ LogicalResult importRecurrent(NodeContext &ctx, Cell cell) {
                                 "element type";
 
   SmallVector<StringRef> defaults =
-      cell == Cell::LSTM   ? SmallVector<StringRef>{"Sigmoid", "Tanh", "Tanh"}
+      cell == Cell::LSTM  ? SmallVector<StringRef>{"Sigmoid", "Tanh", "Tanh"}
       : cell == Cell::GRU ? SmallVector<StringRef>{"Sigmoid", "Tanh"}
                           : SmallVector<StringRef>{"Tanh"};
   FailureOr<SmallVector<Activation>> activations =
@@ -332,8 +330,7 @@ LogicalResult importRecurrent(NodeContext &ctx, Cell cell) {
   if (DenseElementsAttr constantLens = ctx.getConstantInput(4)) {
     SmallVector<int64_t> values = getIntValues(constantLens);
     if (llvm::any_of(values, [&](int64_t v) { return v < 0 || v > seq; }))
-      return ctx.emitError() << "sequence_lens must lie in [0, " << seq
-                             << "]";
+      return ctx.emitError() << "sequence_lens must lie in [0, " << seq << "]";
     if (llvm::all_of(values, [&](int64_t v) { return v == seq; }))
       lens = Value();
   }
@@ -346,9 +343,8 @@ LogicalResult importRecurrent(NodeContext &ctx, Cell cell) {
   SmallVector<Value> outputs, finalH, finalC;
   for (int64_t d = 0; d < dirs; ++d) {
     bool reverse = direction == "reverse" || d == 1;
-    ArrayRef<Activation> act =
-        ArrayRef<Activation>(*activations).slice(d * defaults.size(),
-                                                 defaults.size());
+    ArrayRef<Activation> act = ArrayRef<Activation>(*activations)
+                                   .slice(d * defaults.size(), defaults.size());
     Value wd = u.row(*w, d), rd = u.row(*r, d);
     // The input projection of every step at once, with the biases that do
     // not depend on the state.

@@ -60,9 +60,8 @@ double sourceCoordinate(const ResizeOptions &o, const AxisResize &a,
   if (m == "tf_half_pixel_for_nn")
     return (x + 0.5) / a.scale;
   if (m == "tf_crop_and_resize")
-    return length > 1 ? a.roiStart * (a.in - 1) +
-                            x * (a.roiEnd - a.roiStart) * (a.in - 1) /
-                                (length - 1)
+    return length > 1 ? a.roiStart * (a.in - 1) + x * (a.roiEnd - a.roiStart) *
+                                                      (a.in - 1) / (length - 1)
                       : 0.5 * (a.roiStart + a.roiEnd) * (a.in - 1);
   if (m == "half_pixel_symmetric") {
     double adjustment = a.out / (a.scale * a.in);
@@ -137,8 +136,8 @@ SmallVector<double> weightMatrix(const ResizeOptions &o, const AxisResize &a) {
       continue;
     double c = sourceCoordinate(o, a, x);
     if (o.mode == Mode::Nearest) {
-      m[x * a.in + std::clamp<int64_t>(nearestIndex(o.nearest, c), 0,
-                                       a.in - 1)] = 1;
+      m[x * a.in +
+        std::clamp<int64_t>(nearestIndex(o.nearest, c), 0, a.in - 1)] = 1;
       continue;
     }
     // The point sits in (base, base + 1]: an integer coordinate is the right
@@ -163,8 +162,8 @@ SmallVector<double> weightMatrix(const ResizeOptions &o, const AxisResize &a) {
 }
 
 /// Resizes `x` along `axis`.
-FailureOr<Value> resizeAxis(NodeContext &ctx, const ResizeOptions &o,
-                            Value x, int64_t axis, const AxisResize &a) {
+FailureOr<Value> resizeAxis(NodeContext &ctx, const ResizeOptions &o, Value x,
+                            int64_t axis, const AxisResize &a) {
   RankedTensorType type = typeOf(x);
   // Nearest is a gather, except where outputs are extrapolated.
   if (o.mode == Mode::Nearest && o.coordinates != "tf_crop_and_resize") {
@@ -188,15 +187,13 @@ FailureOr<Value> resizeAxis(NodeContext &ctx, const ResizeOptions &o,
   SmallVector<int64_t> shape(type.getShape());
   shape[axis] = a.out;
   FailureOr<Value> y =
-      inner == 1
-          ? ctx.create<MatmulOp>(ctx.reshape(x, {outer, a.in}), matrix, false,
-                                 true)
+      inner == 1 ? ctx.create<MatmulOp>(ctx.reshape(x, {outer, a.in}), matrix,
+                                        false, true)
       : outer == 1
           ? ctx.create<MatmulOp>(matrix, ctx.reshape(x, {a.in, inner}), false,
                                  false)
-          : ctx.create<BatchMatmulOp>(matrix,
-                                      ctx.reshape(x, {outer, a.in, inner}),
-                                      false, false);
+          : ctx.create<BatchMatmulOp>(
+                matrix, ctx.reshape(x, {outer, a.in, inner}), false, false);
   if (failed(y))
     return failure();
   return ctx.reshape(*y, shape);
@@ -272,20 +269,18 @@ LogicalResult importResize(NodeContext &ctx, bool upsample) {
     o.extrapolation = ctx.getFloat("extrapolation_value", 0.0);
   }
   if (!llvm::is_contained({"half_pixel", "half_pixel_symmetric",
-                           "pytorch_half_pixel", "align_corners",
-                           "asymmetric", "tf_half_pixel_for_nn",
-                           "tf_crop_and_resize"},
+                           "pytorch_half_pixel", "align_corners", "asymmetric",
+                           "tf_half_pixel_for_nn", "tf_crop_and_resize"},
                           StringRef(o.coordinates)))
     return ctx.emitError() << "unknown coordinate_transformation_mode '"
                            << o.coordinates << "'";
-  if (!llvm::is_contained({"round_prefer_floor", "round_prefer_ceil", "floor",
-                           "ceil"},
-                          StringRef(o.nearest)))
+  if (!llvm::is_contained(
+          {"round_prefer_floor", "round_prefer_ceil", "floor", "ceil"},
+          StringRef(o.nearest)))
     return ctx.emitError() << "unknown nearest_mode '" << o.nearest << "'";
   if ((o.mode != Mode::Nearest || o.coordinates == "tf_crop_and_resize") &&
       !isa<FloatType>(type.getElementType()))
-    return ctx.emitError() << mode << " interpolation with "
-                           << o.coordinates
+    return ctx.emitError() << mode << " interpolation with " << o.coordinates
                            << " needs a floating-point input";
 
   // The resized axes (opset 18's `axes`, else all).
@@ -315,19 +310,19 @@ LogicalResult importResize(NodeContext &ctx, bool upsample) {
   } else if (legacy) {
     DenseElementsAttr s = ctx.getConstantInput(1);
     if (!s)
-      return ctx.emitError() << "scales must be known at import time"
-                             << ctx.graphInputHint(1);
+      return ctx.emitError()
+             << "scales must be known at import time" << ctx.graphInputHint(1);
     scales = getFloatValues(s);
   } else {
-    DenseElementsAttr s = ctx.hasInput(2) ? ctx.getConstantInput(2)
-                                          : DenseElementsAttr();
-    DenseElementsAttr z = ctx.hasInput(3) ? ctx.getConstantInput(3)
-                                          : DenseElementsAttr();
+    DenseElementsAttr s =
+        ctx.hasInput(2) ? ctx.getConstantInput(2) : DenseElementsAttr();
+    DenseElementsAttr z =
+        ctx.hasInput(3) ? ctx.getConstantInput(3) : DenseElementsAttr();
     if ((ctx.hasInput(2) && !s) || (ctx.hasInput(3) && !z))
-      return ctx.emitError() << "scales and sizes must be known at import "
-                                "time"
-                             << ctx.graphInputHint(ctx.hasInput(2) && !s ? 2
-                                                                         : 3);
+      return ctx.emitError()
+             << "scales and sizes must be known at import "
+                "time"
+             << ctx.graphInputHint(ctx.hasInput(2) && !s ? 2 : 3);
     if (s && s.getNumElements() > 0)
       scales = getFloatValues(s);
     if (z && z.getNumElements() > 0)
@@ -335,8 +330,8 @@ LogicalResult importResize(NodeContext &ctx, bool upsample) {
     if (o.coordinates == "tf_crop_and_resize" && ctx.hasInput(1)) {
       DenseElementsAttr r = ctx.getConstantInput(1);
       if (!r)
-        return ctx.emitError() << "roi must be known at import time"
-                               << ctx.graphInputHint(1);
+        return ctx.emitError()
+               << "roi must be known at import time" << ctx.graphInputHint(1);
       roi = getFloatValues(r);
     }
   }
@@ -344,8 +339,7 @@ LogicalResult importResize(NodeContext &ctx, bool upsample) {
     return ctx.emitError() << "needs exactly one of scales and sizes";
   if ((!scales.empty() && (int64_t)scales.size() != n) ||
       (!sizes.empty() && (int64_t)sizes.size() != n))
-    return ctx.emitError() << "scales or sizes must have " << n
-                           << " entries";
+    return ctx.emitError() << "scales or sizes must have " << n << " entries";
   if (o.coordinates == "tf_crop_and_resize" && (int64_t)roi.size() != 2 * n)
     return ctx.emitError() << "tf_crop_and_resize needs a roi of " << 2 * n
                            << " entries";
@@ -355,13 +349,13 @@ LogicalResult importResize(NodeContext &ctx, bool upsample) {
     std::string policy = ctx.getString("keep_aspect_ratio_policy", "stretch");
     if (policy != "stretch" && policy != "not_larger" &&
         policy != "not_smaller")
-      return ctx.emitError() << "unknown keep_aspect_ratio_policy '" << policy
-                             << "'";
+      return ctx.emitError()
+             << "unknown keep_aspect_ratio_policy '" << policy << "'";
     double common = policy == "not_larger" ? INFINITY : 0;
     for (int64_t i = 0; i < n; ++i) {
       double s = double(sizes[i]) / type.getDimSize(axes[i]);
-      common = policy == "not_larger" ? std::min(common, s)
-                                      : std::max(common, s);
+      common =
+          policy == "not_larger" ? std::min(common, s) : std::max(common, s);
     }
     for (int64_t i = 0; i < n; ++i) {
       int64_t in = type.getDimSize(axes[i]);
@@ -376,12 +370,12 @@ LogicalResult importResize(NodeContext &ctx, bool upsample) {
   for (int64_t i = 0; i < n; ++i) {
     int64_t in = type.getDimSize(axes[i]);
     if (!(scales[i] > 0) || !std::isfinite(scales[i]))
-      return ctx.emitError() << "scale " << scales[i] << " of axis "
-                             << axes[i] << " is not positive";
+      return ctx.emitError() << "scale " << scales[i] << " of axis " << axes[i]
+                             << " is not positive";
     int64_t out = sizes.empty() ? (int64_t)(in * scales[i]) : sizes[i];
     if (out <= 0 || out > (int64_t(1) << 24))
-      return ctx.emitError() << "output size " << out << " of axis "
-                             << axes[i] << " is out of range";
+      return ctx.emitError() << "output size " << out << " of axis " << axes[i]
+                             << " is out of range";
     if (in == 0)
       return ctx.emitError() << "cannot resize an empty axis";
     AxisResize a{in, out, scales[i]};

@@ -115,9 +115,9 @@ FailureOr<Value> scatterRows(NodeContext &ctx, Value data, Value linear,
   RankedTensorType type = typeOf(data);
   Type elementType = type.getElementType();
   int64_t rows = type.getDimSize(0), count = typeOf(linear).getDimSize(0);
-  Value iota = ctx.constant(
-      makeDenseInts(RankedTensorType::get({1, rows}, i64),
-                    llvm::to_vector(llvm::seq<int64_t>(0, rows))));
+  Value iota =
+      ctx.constant(makeDenseInts(RankedTensorType::get({1, rows}, i64),
+                                 llvm::to_vector(llvm::seq<int64_t>(0, rows))));
   FailureOr<Value> hot =
       ctx.create<EqualOp>(ctx.reshape(linear, {count, 1}), iota);
   if (failed(hot))
@@ -130,8 +130,8 @@ FailureOr<Value> scatterRows(NodeContext &ctx, Value data, Value linear,
   if (reduction == "add")
     return ctx.create<AddOp>(data, *scattered);
   // Rows that receive an update keep nothing of their old value.
-  FailureOr<Value> hit = ctx.create<ReduceMaxOp>(
-      oneHot, SmallVector<int64_t>{0}, false);
+  FailureOr<Value> hit =
+      ctx.create<ReduceMaxOp>(oneHot, SmallVector<int64_t>{0}, false);
   if (failed(hit))
     return failure();
   FailureOr<Value> kept = ctx.create<SubOp>(ctx.splat(elementType, 1),
@@ -181,10 +181,10 @@ LogicalResult importScatterND(NodeContext &ctx) {
   FailureOr<Value> linear = linearIndex(ctx, *indices, {}, dims);
   if (failed(linear))
     return failure();
-  FailureOr<Value> y = scatterRows(
-      ctx, ctx.reshape(*data, {product(dims), width}),
-      ctx.reshape(*linear, {count}), ctx.reshape(*updates, {count, width}),
-      *reduction);
+  FailureOr<Value> y =
+      scatterRows(ctx, ctx.reshape(*data, {product(dims), width}),
+                  ctx.reshape(*linear, {count}),
+                  ctx.reshape(*updates, {count, width}), *reduction);
   if (failed(y))
     return failure();
   ctx.setOutput(0, ctx.reshape(*y, dType.getShape()));
@@ -205,7 +205,8 @@ LogicalResult importScatterElements(NodeContext &ctx) {
   FailureOr<int64_t> axis = normalizeAxis(ctx, ctx.getInt("axis", 0), rank);
   if (failed(axis))
     return failure();
-  if (iType.getRank() != rank || typeOf(*updates).getShape() != iType.getShape())
+  if (iType.getRank() != rank ||
+      typeOf(*updates).getShape() != iType.getShape())
     return ctx.emitError() << "indices and updates must have one shape of "
                               "data's rank";
   for (int64_t d = 0; d < rank; ++d)
@@ -241,10 +242,10 @@ LogicalResult importScatterElements(NodeContext &ctx) {
       *scaled, ctx.constant(makeDenseInts(iType.clone(i64), base)));
   if (failed(linear))
     return failure();
-  FailureOr<Value> y = scatterRows(
-      ctx, ctx.reshape(*data, {dType.getNumElements(), 1}),
-      ctx.reshape(*linear, {count}), ctx.reshape(*updates, {count, 1}),
-      *reduction);
+  FailureOr<Value> y =
+      scatterRows(ctx, ctx.reshape(*data, {dType.getNumElements(), 1}),
+                  ctx.reshape(*linear, {count}),
+                  ctx.reshape(*updates, {count, 1}), *reduction);
   if (failed(y))
     return failure();
   ctx.setOutput(0, ctx.reshape(*y, dType.getShape()));

@@ -794,8 +794,8 @@ LogicalResult importCompress(NodeContext &ctx) {
       kept.push_back(i);
   if (!kept.empty() && kept.back() >= typeOf(input).getDimSize(axis))
     return ctx.emitError() << "the condition selects beyond the axis";
-  Value index = ctx.constant(makeDenseInts(
-      i64Type(ctx, {(int64_t)kept.size()}), kept));
+  Value index =
+      ctx.constant(makeDenseInts(i64Type(ctx, {(int64_t)kept.size()}), kept));
   return setResult(ctx, ctx.create<GatherOp>(input, index, axis));
 }
 
