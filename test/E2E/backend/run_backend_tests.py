@@ -80,6 +80,39 @@ def compare(got, ref):
 BIND_RE = re.compile(r"graph input '([^']+)': --constant-input binds it")
 
 
+def test_inputs(test_dir):
+    """The graph inputs of a backend test (initializers aside), each with
+    its data file."""
+    model = onnx.load(os.path.join(test_dir, "model.onnx"),
+                      load_external_data=False)
+    initializers = {i.name for i in model.graph.initializer}
+    data_set = os.path.join(test_dir, "test_data_set_0")
+    names = [i.name for i in model.graph.input if i.name not in initializers]
+    return {name: f"{data_set}/input_{index}.pb"
+            for index, name in enumerate(names)}
+
+
+def constant_inputs(bin_dir, test_dir):
+    """The inputs the compiler needs at import time, found by importing
+    alone (fast) until it names no more: --constant-input flags for them."""
+    files, bound = test_inputs(test_dir), []
+    while True:
+        flags = [f"--constant-input={n}={files[n]}" for n in bound]
+        try:
+            done = subprocess.run(
+                [os.path.join(bin_dir, "oneflow-opt"),
+                 os.path.join(test_dir, "model.onnx"), "-o", os.devnull,
+                 *flags], capture_output=True, text=True, errors="replace",
+                timeout=TIMEOUT_S)
+        except subprocess.TimeoutExpired:
+            return bound, flags
+        wanted = [n for n in BIND_RE.findall(done.stderr)
+                  if n in files and n not in bound]
+        if done.returncode == 0 or not wanted:
+            return bound, flags
+        bound += wanted
+
+
 def run_test(bin_dir, test_dir, opt_flags=()):
     """Returns (status, detail, bound inputs). An input an op needs at import
     time (a shape, axes, scales: initializers in real models, graph inputs in
