@@ -58,6 +58,13 @@ static llvm::cl::list<std::string>
                                "NAME:DxDx... (repeatable)"),
                 llvm::cl::value_desc("NAME:2x32"));
 
+static llvm::cl::list<std::string> constantInputs(
+    "constant-input",
+    llvm::cl::desc("Bind an ONNX graph input to the value in a serialized "
+                   "ONNX TensorProto, NAME=FILE.pb (repeatable): the model is "
+                   "specialized to it"),
+    llvm::cl::value_desc("NAME=FILE.pb"));
+
 static llvm::cl::opt<std::string> weightsOption(
     "weights",
     llvm::cl::desc("Data of an MLIR model's variables: a checkpoint "
@@ -561,6 +568,13 @@ static bool parseInputShapes(oneflow::ONNXImportOptions &options) {
     std::string error = oneflow::parseInputShapeOption(spec, options);
     if (!error.empty()) {
       llvm::errs() << "error: --input-shape: " << error << "\n";
+      return false;
+    }
+  }
+  for (const std::string &spec : constantInputs) {
+    std::string error = oneflow::parseConstantInputOption(spec, options);
+    if (!error.empty()) {
+      llvm::errs() << "error: --constant-input: " << error << "\n";
       return false;
     }
   }

@@ -125,7 +125,8 @@ LogicalResult importDropout(NodeContext &ctx) {
   if (ctx.hasInput(2)) {
     DenseElementsAttr mode = ctx.getConstantInput(2);
     if (!mode)
-      return ctx.emitError() << "training_mode must be known at import time";
+      return ctx.emitError() << "training_mode must be known at import time"
+                             << ctx.graphInputHint(2);
     training = getIntValues(mode).front() != 0;
   }
   // The ratio matters (and must be known) only in training.
@@ -337,9 +338,22 @@ LogicalResult importPRelu(NodeContext &ctx) {
   FailureOr<Value> x = ctx.getInput(0), slope = ctx.getInput(1);
   if (failed(x) || failed(slope))
     return failure();
+  // A per-channel slope [C] that does not broadcast from the right (opset
+  // 6 models, converted) applies along axis 1.
+  Value slopeValue = *slope;
+  auto xType = cast<RankedTensorType>(x->getType());
+  auto sType = cast<RankedTensorType>(slope->getType());
+  if (sType.getRank() == 1 && xType.getRank() >= 3 &&
+      sType.getDimSize(0) == xType.getDimSize(1) &&
+      xType.getShape().back() != sType.getDimSize(0) &&
+      sType.getDimSize(0) != 1) {
+    SmallVector<int64_t> shape(xType.getRank() - 1, 1);
+    shape[0] = sType.getDimSize(0);
+    slopeValue = ctx.reshape(slopeValue, shape);
+  }
   FailureOr<Value> negative =
       ctx.create<LessOp>(*x, ctx.splat(elementTypeOf(*x), 0.0));
-  FailureOr<Value> scaled = ctx.create<MulOp>(*x, *slope);
+  FailureOr<Value> scaled = ctx.create<MulOp>(*x, slopeValue);
   if (failed(negative) || failed(scaled))
     return failure();
   return setResult(ctx, ctx.create<WhereOp>(*negative, *scaled, *x));

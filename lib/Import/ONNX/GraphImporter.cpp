@@ -28,6 +28,12 @@ GraphImporter::GraphImporter(ModuleOp module, const onnx::ModelProto &model,
   registerReductionImporters(registry);
   registerTensorImporters(registry);
   registerLossImporters(registry);
+  registerRecurrentImporters(registry);
+  registerResizeImporters(registry);
+  registerEinsumImporter(registry);
+  registerScatterGatherImporters(registry);
+  registerControlFlowImporters(registry);
+  registerGridSampleImporter(registry);
 }
 
 ValueInfo *GraphImporter::lookup(llvm::StringRef name) {
@@ -195,6 +201,16 @@ LogicalResult GraphImporter::importInputs(func::FuncOp func, Block *entry) {
   }
   func.setFunctionType(FunctionType::get(context, argTypes, {}));
   func.setAllArgAttrs(argNames);
+  return success(ok);
+}
+
+LogicalResult GraphImporter::importSubgraph(const onnx::GraphProto &subgraph) {
+  for (const onnx::TensorProto &tensor : subgraph.initializer())
+    values[tensor.name()] = ValueInfo{{}, {}, &tensor, false};
+  bool ok = true;
+  for (const onnx::NodeProto &node : subgraph.node())
+    if (failed(importNode(node, model.graph().node_size() + subgraphNodes++)))
+      ok = false;
   return success(ok);
 }
 

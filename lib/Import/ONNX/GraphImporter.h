@@ -22,6 +22,10 @@ public:
   LogicalResult importGraph();
 
   OpBuilder &getBuilder() { return builder; }
+  /// Imports the nodes of a subgraph (an If branch, a loop body) in place:
+  /// its initializers and values join the value table, its nodes are
+  /// emitted at the current insertion point.
+  LogicalResult importSubgraph(const onnx::GraphProto &subgraph);
   ValueInfo *lookup(llvm::StringRef name);
   /// Materializes a value as SSA (initializers and constants lazily).
   FailureOr<Value> materialize(ValueInfo &info, llvm::StringRef name,
@@ -61,6 +65,8 @@ private:
   /// The last constant or parameter placed at the top of @main.
   Operation *lastHoisted = nullptr;
   unsigned resourceCounter = 0;
+  /// Numbers unnamed subgraph nodes after the main graph's.
+  unsigned subgraphNodes = 0;
   bool hadError = false;
 };
 

@@ -64,6 +64,7 @@ public:
               int64_t opset);
 
   const onnx::NodeProto &getNode() const { return node; }
+  GraphImporter &getGraph() { return graph; }
   Location getLoc() const { return loc; }
   int64_t getOpset() const { return opset; }
   OpBuilder &getBuilder();
@@ -83,6 +84,9 @@ public:
   /// An input that must be known at import time (a shape, axes, pads...).
   FailureOr<SmallVector<int64_t>> getConstantInts(unsigned index,
                                                   llvm::StringRef what);
+  /// Names the graph input behind input `index`, for errors that need its
+  /// value at import time; empty when it is not a graph input.
+  std::string graphInputHint(unsigned index);
   /// A scalar input known at import time, as a double.
   FailureOr<double> getConstantScalar(unsigned index, llvm::StringRef what);
 
@@ -172,6 +176,12 @@ void registerNormalizationImporters(NodeImporterRegistry &registry);
 void registerReductionImporters(NodeImporterRegistry &registry);
 void registerTensorImporters(NodeImporterRegistry &registry);
 void registerLossImporters(NodeImporterRegistry &registry);
+void registerRecurrentImporters(NodeImporterRegistry &registry);
+void registerResizeImporters(NodeImporterRegistry &registry);
+void registerEinsumImporter(NodeImporterRegistry &registry);
+void registerScatterGatherImporters(NodeImporterRegistry &registry);
+void registerControlFlowImporters(NodeImporterRegistry &registry);
+void registerGridSampleImporter(NodeImporterRegistry &registry);
 
 /// The normalized form of a possibly negative axis, or failure with an error.
 FailureOr<int64_t> normalizeAxis(NodeContext &ctx, int64_t axis, int64_t rank);

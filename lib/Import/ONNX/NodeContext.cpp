@@ -52,6 +52,16 @@ DenseElementsAttr NodeContext::getConstantInput(unsigned index) {
   return getDenseElements(info->constant);
 }
 
+std::string NodeContext::graphInputHint(unsigned index) {
+  if (!hasInput(index))
+    return "";
+  ValueInfo *info = graph.lookup(node.input(index));
+  if (!info || !info->value || !isa<BlockArgument>(info->value))
+    return "";
+  return " (graph input '" + node.input(index) +
+         "': --constant-input binds it)";
+}
+
 FailureOr<SmallVector<int64_t>>
 NodeContext::getConstantInts(unsigned index, llvm::StringRef what) {
   DenseElementsAttr attr = getConstantInput(index);
@@ -62,7 +72,8 @@ NodeContext::getConstantInts(unsigned index, llvm::StringRef what) {
         return failure();
     }
     return emitError() << "the " << what << " (input #" << index
-                       << ") must be known at import time";
+                       << ") must be known at import time"
+                       << graphInputHint(index);
   }
   return getIntValues(attr);
 }
@@ -72,7 +83,8 @@ FailureOr<double> NodeContext::getConstantScalar(unsigned index,
   DenseElementsAttr attr = getConstantInput(index);
   if (!attr || attr.getNumElements() != 1)
     return emitError() << "the " << what << " (input #" << index
-                       << ") must be a scalar known at import time";
+                       << ") must be a scalar known at import time"
+                       << graphInputHint(index);
   return getFloatValues(attr).front();
 }
 

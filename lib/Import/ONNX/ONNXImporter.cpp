@@ -54,6 +54,16 @@ std::string mlir::oneflow::parseInputShapeOption(llvm::StringRef spec,
   return "";
 }
 
+std::string
+mlir::oneflow::parseConstantInputOption(llvm::StringRef spec,
+                                        ONNXImportOptions &options) {
+  auto [name, path] = spec.split('=');
+  if (!spec.contains('=') || name.empty() || path.empty())
+    return "expected NAME=FILE.pb, got '" + spec.str() + "'";
+  options.constantInputs[name] = path.str();
+  return "";
+}
+
 namespace {
 /// Imports one model, reporting problems at `fileLoc`.
 class ModelLoader {
@@ -69,6 +79,7 @@ public:
 private:
   LogicalResult loadExternalData();
   LogicalResult pinInputShapes();
+  LogicalResult bindConstantInputs();
   int64_t defaultOpset() const;
 
   MLIRContext *context;
@@ -126,6 +137,63 @@ LogicalResult ModelLoader::loadExternalData() {
     tensor.set_raw_data((*buffer)->getBufferStart() + offset, count);
     tensor.clear_external_data();
     tensor.set_data_location(onnx::TensorProto::DEFAULT);
+  }
+  return success();
+}
+
+LogicalResult ModelLoader::bindConstantInputs() {
+  onnx::GraphProto &graph = *model.mutable_graph();
+  for (const auto &entry : options.constantInputs) {
+    llvm::StringRef name = entry.getKey();
+    auto *inputs = graph.mutable_input();
+    auto input = llvm::find_if(*inputs, [&](const onnx::ValueInfoProto &v) {
+      return v.name() == name;
+    });
+    if (input == inputs->end())
+      return emitError(fileLoc) << "--constant-input names '" << name
+                                << "', which is not a graph input";
+    auto buffer = llvm::MemoryBuffer::getFile(entry.getValue(),
+                                              /*IsText=*/false,
+                                              /*RequiresNullTerminator=*/false);
+    if (!buffer)
+      return emitError(fileLoc)
+             << "--constant-input: cannot read '" << entry.getValue()
+             << "': " << buffer.getError().message();
+    onnx::TensorProto tensor;
+    if (!tensor.ParseFromArray((*buffer)->getBufferStart(),
+                               (int)(*buffer)->getBufferSize()))
+      return emitError(fileLoc) << "--constant-input: '" << entry.getValue()
+                                << "' is not a serialized ONNX tensor";
+    const onnx::TypeProto::Tensor &declared = input->type().tensor_type();
+    if (declared.elem_type() != tensor.data_type())
+      return emitError(fileLoc)
+             << "--constant-input: '" << entry.getValue() << "' holds "
+             << onnxTypeName(tensor.data_type()) << ", input '" << name
+             << "' is " << onnxTypeName(declared.elem_type());
+    if (declared.has_shape()) {
+      bool same = declared.shape().dim_size() == tensor.dims_size();
+      for (int i = 0; same && i < tensor.dims_size(); ++i)
+        same = !declared.shape().dim(i).has_dim_value() ||
+               declared.shape().dim(i).dim_value() == tensor.dims(i);
+      if (!same)
+        return emitError(fileLoc)
+               << "--constant-input: the shape of '" << entry.getValue()
+               << "' does not match input '" << name << "'";
+    }
+    // The input becomes a Constant node ahead of all others.
+    tensor.set_name(name.str());
+    onnx::NodeProto constant;
+    constant.set_op_type("Constant");
+    constant.set_name(("constant_input_" + name).str());
+    constant.add_output(name.str());
+    onnx::AttributeProto *value = constant.add_attribute();
+    value->set_name("value");
+    value->set_type(onnx::AttributeProto::TENSOR);
+    *value->mutable_t() = std::move(tensor);
+    inputs->erase(input);
+    auto *nodes = graph.mutable_node();
+    nodes->Add(std::move(constant));
+    std::rotate(nodes->rbegin(), nodes->rbegin() + 1, nodes->rend());
   }
   return success();
 }
@@ -238,7 +306,7 @@ OwningOpRef<ModuleOp> ModelLoader::load(llvm::StringRef bytes) {
     emitError(fileLoc) << "the ONNX checker rejects the model: " << e.what();
     return nullptr;
   }
-  if (failed(pinInputShapes()))
+  if (failed(bindConstantInputs()) || failed(pinInputShapes()))
     return nullptr;
   OwningOpRef<ModuleOp> module = ModuleOp::create(fileLoc);
   GraphImporter importer(*module, model, sourceName, opset);

@@ -10,6 +10,8 @@
 
 #include "mlir/Dialect/Traits.h"
 
+#include <cmath>
+
 using namespace mlir;
 using namespace mlir::oneflow;
 using namespace mlir::oneflow::onnx_import;
@@ -152,7 +154,10 @@ LogicalResult importRange(NodeContext &ctx) {
                     delta = ctx.getConstantInput(2);
   if (!start || !limit || !delta)
     return ctx.emitError() << "start, limit and delta must be known at "
-                              "import time";
+                              "import time"
+                           << ctx.graphInputHint(!start   ? 0
+                                                 : !limit ? 1
+                                                          : 2);
   auto type = cast<RankedTensorType>(start.getType());
   double s = getFloatValues(start).front(), l = getFloatValues(limit).front(),
          d = getFloatValues(delta).front();
@@ -731,9 +736,80 @@ LogicalResult importDepthSpace(NodeContext &ctx, bool toSpace) {
   return success();
 }
 
+/// HannWindow, HammingWindow, BlackmanWindow: a constant of the given size.
+LogicalResult importWindow(NodeContext &ctx, StringRef kind) {
+  FailureOr<double> sizeValue = ctx.getConstantScalar(0, "size");
+  if (failed(sizeValue))
+    return failure();
+  int64_t size = (int64_t)*sizeValue;
+  if (size < 0 || size > (int64_t(1) << 24))
+    return ctx.emitError() << "window size " << size << " is out of range";
+  Type elementType =
+      convertElementType(ctx.getContext(), ctx.getInt("output_datatype", 1));
+  if (!elementType)
+    return ctx.emitError() << "unsupported output_datatype";
+  bool periodic = ctx.getInt("periodic", 1) != 0;
+  double denominator = periodic ? size : size - 1;
+  SmallVector<double> values;
+  for (int64_t n = 0; n < size; ++n) {
+    double phase = denominator > 0 ? 2 * M_PI * n / denominator : 0;
+    if (kind == "hann")
+      values.push_back(0.5 - 0.5 * std::cos(phase));
+    else if (kind == "hamming")
+      values.push_back(25.0 / 46 - (1 - 25.0 / 46) * std::cos(phase));
+    else
+      values.push_back(0.42 - 0.5 * std::cos(phase) +
+                       0.08 * std::cos(2 * phase));
+  }
+  ctx.setConstantOutput(
+      0, makeDense(RankedTensorType::get({size}, elementType), values));
+  return success();
+}
+
+/// Compress with a condition known at import time: a Gather of the kept
+/// positions.
+LogicalResult importCompress(NodeContext &ctx) {
+  FailureOr<Value> x = ctx.getInput(0);
+  if (failed(x))
+    return failure();
+  DenseElementsAttr condition = ctx.getConstantInput(1);
+  if (!condition)
+    return ctx.emitError() << "the condition (input #1) must be known at "
+                              "import time"
+                           << ctx.graphInputHint(1);
+  Value input = *x;
+  int64_t axis = 0;
+  if (ctx.hasAttr("axis")) {
+    FailureOr<int64_t> a =
+        normalizeAxis(ctx, ctx.getInt("axis", 0), typeOf(input).getRank());
+    if (failed(a))
+      return failure();
+    axis = *a;
+  } else {
+    input = ctx.reshape(input, {typeOf(input).getNumElements()});
+  }
+  SmallVector<int64_t> kept;
+  for (auto [i, flag] : llvm::enumerate(getIntValues(condition)))
+    if (flag)
+      kept.push_back(i);
+  if (!kept.empty() && kept.back() >= typeOf(input).getDimSize(axis))
+    return ctx.emitError() << "the condition selects beyond the axis";
+  Value index =
+      ctx.constant(makeDenseInts(i64Type(ctx, {(int64_t)kept.size()}), kept));
+  return setResult(ctx, ctx.create<GatherOp>(input, index, axis));
+}
+
 } // namespace
 
 void onnx_import::registerTensorImporters(NodeImporterRegistry &r) {
+  r["HannWindow"] = [](NodeContext &ctx) { return importWindow(ctx, "hann"); };
+  r["HammingWindow"] = [](NodeContext &ctx) {
+    return importWindow(ctx, "hamming");
+  };
+  r["BlackmanWindow"] = [](NodeContext &ctx) {
+    return importWindow(ctx, "blackman");
+  };
+  r["Compress"] = importCompress;
   r["GatherElements"] = importGatherElements;
   r["CumSum"] = importCumSum;
   r["TopK"] = importTopK;

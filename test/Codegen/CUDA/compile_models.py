@@ -73,8 +73,11 @@ class Model:
         self.name, self.path, self.flags = name, path, flags
 
 
-def backend_models(suite):
+def backend_models(suite, bin_dir):
     import onnx  # only the CI selection needs the op types
+
+    sys.path.insert(0, os.path.join(TEST, "E2E", "backend"))
+    import run_backend_tests  # noqa: E402
 
     with open(BACKEND) as f:
         passing = [l.strip() for l in f if l.strip() and not l.startswith("#")]
@@ -87,7 +90,10 @@ def backend_models(suite):
             if ops <= seen:
                 continue
             seen |= ops
-        models.append(Model(key, path, []))
+        # Inputs needed at import time are bound, as run_backend_tests does.
+        _, binds = run_backend_tests.constant_inputs(
+            bin_dir, os.path.join(BACKEND_DATA, key))
+        models.append(Model(key, path, binds))
     return models
 
 
@@ -319,7 +325,7 @@ def main():
               "ONEFLOW_CUDA_ROOT")
         return SKIP
     opt = os.path.join(args.bin, "oneflow-opt")
-    groups = [("backend", backend_models(args.suite) if "backend" in args.groups else []),
+    groups = [("backend", backend_models(args.suite, args.bin) if "backend" in args.groups else []),
               ("torch", torch_models()),
               ("vision", vision_models()), ("shared", shared_models()),
               ("mlir", mlir_models())]

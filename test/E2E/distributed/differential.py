@@ -62,12 +62,13 @@ TRAIN_STEPS = 3
 class Model:
     """One model to distribute: an ONNX file, its inputs, how to compile."""
 
-    def __init__(self, key, path, inputs, train=None, batch=None):
+    def __init__(self, key, path, inputs, train=None, batch=None, binds=()):
         self.key, self.path, self.inputs = key, path, inputs
         self.train, self.batch = train, batch
+        self.binds = list(binds)
 
 
-def backend_models(suite):
+def backend_models(suite, bin_dir):
     with open(os.path.join(TEST, "E2E", "backend", "expected_passes.txt")) as f:
         passing = [l.strip() for l in f if l.strip() and not l.startswith("#")]
     models, seen_ops = [], set()
@@ -79,11 +80,13 @@ def backend_models(suite):
         if suite == "ci" and ops <= seen_ops:
             continue
         seen_ops |= ops
-        initializers = {i.name for i in model.graph.initializer}
-        names = [i.name for i in model.graph.input if i.name not in initializers]
-        data = os.path.join(test_dir, "test_data_set_0")
-        inputs = {n: f"{data}/input_{i}.pb" for i, n in enumerate(names)}
-        models.append(Model(key, os.path.join(test_dir, "model.onnx"), inputs))
+        inputs = backend.test_inputs(test_dir)
+        # Inputs needed at import time are bound, as run_backend_tests does.
+        bound, flags = backend.constant_inputs(bin_dir, test_dir)
+        for name in bound:
+            del inputs[name]
+        models.append(Model(key, os.path.join(test_dir, "model.onnx"), inputs,
+                            binds=flags))
     return models
 
 
@@ -169,7 +172,7 @@ def first_error(stderr):
 
 def compile_model(bin_dir, model, flags, plan):
     args = [os.path.join(bin_dir, "oneflow-opt"), model.path] + (model.train or []) + \
-        flags + ["--emit=plan", "-o", plan]
+        model.binds + flags + ["--emit=plan", "-o", plan]
     try:
         done = subprocess.run(args, capture_output=True, text=True, errors="replace",
                               timeout=TIMEOUT_S)
@@ -304,7 +307,7 @@ def main():
     args = parser.parse_args()
 
     scratch = tempfile.mkdtemp(prefix="differential-data-")
-    models = project_models(args.suite) + backend_models(args.suite)
+    models = project_models(args.suite) + backend_models(args.suite, args.bin)
     if not args.no_train:
         models += training_models(args.suite, scratch)
     models = [m for m in models if args.filter in m.key]

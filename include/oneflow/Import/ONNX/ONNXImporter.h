@@ -24,11 +24,19 @@ namespace oneflow {
 struct ONNXImportOptions {
   /// Static shapes for graph inputs with dynamic dimensions, by input name.
   llvm::StringMap<std::vector<int64_t>> inputShapes;
+  /// Graph inputs bound to constants, by input name: the path of a
+  /// serialized ONNX TensorProto holding the value. The model is then
+  /// specialized to it (shapes, axes or scales an op needs at import time).
+  llvm::StringMap<std::string> constantInputs;
 };
 
 /// Parses `NAME:2x32` into `options`; returns an error message on failure.
 std::string parseInputShapeOption(llvm::StringRef spec,
                                   ONNXImportOptions &options);
+
+/// Parses `NAME=FILE.pb` into `options`; returns an error message on failure.
+std::string parseConstantInputOption(llvm::StringRef spec,
+                                     ONNXImportOptions &options);
 
 /// Imports the model in the file at `path`; external data is read relative to
 /// the file's directory.

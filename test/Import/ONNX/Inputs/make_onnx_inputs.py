@@ -664,7 +664,7 @@ def more_ops(out):
 
 @model
 def unsupported_ops(out):
-    """Valid ONNX with ops an importer is unlikely to support: Det x2, Hardmax x1, Einsum x1 (plus a Relu)."""
+    """Valid ONNX with ops an importer is unlikely to support: Det x2, Hardmax x1, ReverseSequence x1 (plus a Relu)."""
     g = G("unsupported_ops", seed=24)
     a = g.input("a", FLOAT, [3, 4, 4])
     b = g.input("b", FLOAT, [4, 5])
@@ -674,10 +674,56 @@ def unsupported_ops(out):
         g.node("Det", [r], "det_relu", "det_second"),
         g.node("Hardmax", [b], "hardmax_b", "hardmax_rows", axis=-1),
     )
-    # onnx 1.12 infers only the rank of an Einsum result: declare its type by hand.
-    g.output(g.node("Einsum", [a, b], "einsum_out", "einsum_batched_matmul", equation="bij,jk->bik"),
-             elem_type=FLOAT, shape=[3, 4, 5])
+    g.output(g.node("ReverseSequence", [a, g.i64("reverse_lens", [1, 2, 3])], "reversed_out",
+                    "reverse_sequence_time", batch_axis=0, time_axis=1))
     save(g.build(), "unsupported_ops.onnx", out)
+
+
+@model
+def recurrent_resize(out):
+    """LSTM (forward, peepholes, initial states), bidirectional GRU with sequence_lens, reverse RNN
+    with layout 1; Resize linear (scales), nearest (sizes, asymmetric floor), cubic downsampling one axis
+    (exclude_outside); Einsum (implicit output, diagonal); an LSTM with a wrong W shape (node `lstm_bad_w`) for the error test."""
+    g = G("recurrent_resize", seed=26)
+    x = g.input("x", FLOAT, [5, 2, 3])
+    lens = g.input("lens", TensorProto.INT32, [2])
+    img = g.input("img", FLOAT, [1, 2, 4, 4])
+    xb = g.input("xb", FLOAT, [2, 5, 3])
+    h0 = g.randn("lstm_h0", [1, 2, 4], 0.1)
+    c0 = g.randn("lstm_c0", [1, 2, 4], 0.1)
+    g.node("LSTM", [x, g.randn("lstm_w", [1, 16, 3], 0.3), g.randn("lstm_r", [1, 16, 4], 0.3),
+                    g.randn("lstm_b", [1, 32], 0.1), "", h0, c0, g.randn("lstm_p", [1, 12], 0.1)],
+           ["lstm_y", "lstm_yh", "lstm_yc"], "lstm_peephole", hidden_size=4)
+    g.node("GRU", [x, g.randn("gru_w", [2, 9, 3], 0.3), g.randn("gru_r", [2, 9, 3], 0.3),
+                   g.randn("gru_b", [2, 18], 0.1), lens],
+           ["gru_y", "gru_yh"], "gru_bidirectional", hidden_size=3, direction="bidirectional",
+           linear_before_reset=1)
+    g.node("RNN", [xb, g.randn("rnn_w", [1, 2, 3], 0.3), g.randn("rnn_r", [1, 2, 2], 0.3)],
+           ["rnn_y"], "rnn_reverse_batch_first", hidden_size=2, direction="reverse", layout=1,
+           activations=["Relu"])
+    g.output("lstm_y", "lstm_yh", "lstm_yc", "gru_y", "gru_yh", "rnn_y")
+    g.output(
+        g.node("Resize", [img, "", g.f32("resize_scales", [1, 1, 2, 2])], "resize_linear_out",
+               "resize_linear", mode="linear"),
+        g.node("Resize", [img, "", "", g.i64("resize_sizes", [1, 2, 8, 6])], "resize_nearest_out",
+               "resize_nearest", mode="nearest", coordinate_transformation_mode="asymmetric",
+               nearest_mode="floor"),
+        g.node("Resize", [img, "", g.f32("resize_cubic_scales", [1, 1, 1, 0.5])],
+               "resize_cubic_out", "resize_cubic", mode="cubic", exclude_outside=1),
+    )
+    # onnx 1.12 infers only the rank of an Einsum result: declare its type by hand.
+    sq = g.input("sq", FLOAT, [3, 3])
+    g.output(g.node("Einsum", [xb, sq], "einsum_out", "einsum_implicit", equation="bti,ij"),
+             elem_type=FLOAT, shape=[2, 3, 5])
+    g.output(g.node("Einsum", [sq], "einsum_diag_out", "einsum_diagonal", equation="ii->i"),
+             elem_type=FLOAT, shape=[3])
+    save(g.build(), "recurrent_resize.onnx", out)
+    bad = G("recurrent_bad", seed=27)
+    xs = bad.input("x", FLOAT, [5, 2, 3])
+    bad.node("LSTM", [xs, bad.randn("w", [1, 16, 2], 0.3), bad.randn("r", [1, 16, 4], 0.3)],
+             ["y"], "lstm_bad_w", hidden_size=4)
+    bad.output("y", elem_type=FLOAT, shape=[5, 1, 2, 4])
+    save(bad.make(), "recurrent_bad.onnx", out)
 
 
 def main(argv=None):
