@@ -242,7 +242,13 @@ Expected<CheckpointManifest> readCheckpointManifest(const std::string &path) {
   Expected<std::string> text = readFile(file);
   if (!text.ok())
     return makeError("checkpoint '", path, "': ", text.error().message());
-  Expected<JsonValue> json = parseJson(*text);
+  return parseCheckpointManifest(*text, path);
+}
+
+Expected<CheckpointManifest> parseCheckpointManifest(const std::string &text,
+                                                     const std::string &path) {
+  std::string file = (directoryPath(path) / kManifest).string();
+  Expected<JsonValue> json = parseJson(text);
   auto bad = [&](const std::string &why) {
     return makeError("checkpoint '", path, "': ", file, ": ", why);
   };

@@ -83,6 +83,9 @@ Status writeCheckpoint(const std::string &path, int64_t step,
 
 /// Reads and checks `path`/manifest.json.
 Expected<CheckpointManifest> readCheckpointManifest(const std::string &path);
+/// Checks `text`, the manifest of checkpoint `path` (named in errors).
+Expected<CheckpointManifest> parseCheckpointManifest(const std::string &text,
+                                                     const std::string &path);
 
 /// Every difference between a checkpoint and the plan's variables, one
 /// line each: variables the checkpoint lacks, tensors whose dtype or shape
