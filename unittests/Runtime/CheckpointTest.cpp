@@ -4,6 +4,7 @@
 
 #include "oneflow/Runtime/Checkpoint.h"
 #include "oneflow/Runtime/Collectives.h"
+#include "oneflow/Runtime/Crc32c.h"
 #include "oneflow/Runtime/FileUtil.h"
 #include "oneflow/Runtime/Json.h"
 #include "oneflow/Runtime/NpyIO.h"
@@ -259,9 +260,16 @@ TEST(Checkpoint, RoundTrip) {
   EXPECT_EQ(scale->describe(), "f32[2]");
   Expected<std::string> manifest = readFile(path + "/manifest.json");
   ASSERT_TRUE(manifest.ok());
+  // The checksum covers the whole file.
+  Expected<std::string> kernelFile = readFile(path + "/dense%2Fkernel%3A0.npy");
+  ASSERT_TRUE(kernelFile.ok());
   EXPECT_NE(manifest->find("{\"name\": \"dense/kernel:0\", \"file\": "
                            "\"dense%2Fkernel%3A0.npy\", \"dtype\": \"f32\", "
-                           "\"shape\": [2, 4], \"trainable\": true}"),
+                           "\"shape\": [2, 4], \"trainable\": true, "
+                           "\"crc32c\": \"" +
+                           formatCrc32c(crc32c(kernelFile->data(),
+                                               kernelFile->size())) +
+                           "\"}"),
             std::string::npos)
       << *manifest;
   EXPECT_NE(manifest->find("\"step\": 12"), std::string::npos);
