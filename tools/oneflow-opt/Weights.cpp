@@ -38,7 +38,7 @@ StringRef npyDescr(StringRef dtype) {
 }
 
 /// The manifest dtype of an element type; empty when unsupported.
-std::string dtypeOf(Type type) { return oneflow::elementTypeName(type).str(); }
+std::string dtypeOf(Type type) { return mlir::oneflow::elementTypeName(type).str(); }
 
 std::string shapeString(ArrayRef<int64_t> shape) {
   std::string s = "[";
@@ -106,7 +106,7 @@ std::string parseNpy(WeightFile &file) {
 
 } // namespace
 
-LogicalResult oneflow::attachWeights(ModuleOp module, StringRef dir) {
+LogicalResult mlir::oneflow::attachWeights(ModuleOp module, StringRef dir) {
   Location loc = module.getLoc();
   SmallString<256> manifestPath(dir);
   llvm::sys::path::append(manifestPath, "manifest.json");
@@ -193,7 +193,7 @@ LogicalResult oneflow::attachWeights(ModuleOp module, StringRef dir) {
   if (!ok)
     return failure();
 
-  module.walk([&](oneflow::VariableOp variable) {
+  module.walk([&](mlir::oneflow::VariableOp variable) {
     auto it = files.find(variable.getVarName());
     if (it == files.end())
       return;
