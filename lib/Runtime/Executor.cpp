@@ -391,12 +391,22 @@ Status Executor::Impl::loadWeights(const std::string &planDir) {
       }
       return crc;
     };
-    if (whole.empty()) {
+    if (whole.empty() && !checksum) {
       status = readAt(dst, size, begin);
-      if (status.ok() && checksum) {
+      continue;
+    }
+    if (whole.empty()) {
+      // Each chunk is checksummed as soon as it is read, while in cache.
+      uint32_t crc = 0;
+      for (int64_t done = 0; done < size && status.ok();) {
+        int64_t n = std::min<int64_t>(size - done, 1 << 20);
+        status = readAt(dst + done, n, begin + done);
+        crc = crc32c(dst + done, size_t(n), crc);
+        done += n;
+      }
+      if (status.ok()) {
         // The data as loaded, then the padding after it in the file.
-        Expected<uint32_t> actual =
-            crcOfFile(begin + size, crc32c(dst, size_t(size)));
+        Expected<uint32_t> actual = crcOfFile(begin + size, crc);
         if (!actual.ok())
           status = actual.error();
         else if (*actual != checksum->crc32c())
