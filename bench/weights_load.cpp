@@ -47,7 +47,8 @@ template <typename F> double best(int repeats, F f) {
 int main(int argc, char **argv) {
   int64_t mib = argc > 1 ? std::atoll(argv[1]) : 512;
   int repeats = argc > 2 ? std::atoi(argv[2]) : 5;
-  const int64_t tensorBytes = 16 << 20, tensors = std::max<int64_t>(1, mib / 16);
+  const int64_t tensorBytes = 16 << 20,
+                tensors = std::max<int64_t>(1, mib / 16);
   std::string weights(size_t(tensors * tensorBytes), '\0');
   std::mt19937 random(1);
   for (size_t i = 0; i < weights.size(); i += 4096)
@@ -55,13 +56,13 @@ int main(int argc, char **argv) {
 
   double gb = double(weights.size()) / 1e9;
   volatile uint32_t sink = 0;
-  double hw = best(repeats, [&] { sink = crc32c(weights.data(), weights.size()); });
-  double table = best(1, [&] {
-    sink = crc32cPortable(weights.data(), weights.size());
-  });
+  double hw =
+      best(repeats, [&] { sink = crc32c(weights.data(), weights.size()); });
+  double table =
+      best(1, [&] { sink = crc32cPortable(weights.data(), weights.size()); });
   std::printf("crc32c over %.2f GB: %s %.2f GB/s, table %.2f GB/s\n", gb,
-              crc32cUsesHardware() ? "SSE4.2" : "(no SSE4.2: table)",
-              gb / hw, gb / table);
+              crc32cUsesHardware() ? "SSE4.2" : "(no SSE4.2: table)", gb / hw,
+              gb / table);
 
   PlanBuilder b;
   int64_t x = b.regst("x");

@@ -35,8 +35,7 @@ int main(int argc, char **argv) {
     } else if (fs::is_regular_file(argv[i], ec)) {
       files.push_back(argv[i]);
     } else {
-      std::fprintf(stderr, "error: '%s' is not a file or directory\n",
-                   argv[i]);
+      std::fprintf(stderr, "error: '%s' is not a file or directory\n", argv[i]);
       return 2;
     }
   }

@@ -217,8 +217,8 @@ Status writeCheckpoint(const std::string &path, int64_t step,
       if (!status.ok())
         return fail(status.message());
     }
-    Status status = writeNewFileSynced((temp / kManifest).string(),
-                                       manifestJson(step, variables, checksums));
+    Status status = writeNewFileSynced(
+        (temp / kManifest).string(), manifestJson(step, variables, checksums));
     if (status.ok())
       status = wrote();
     if (status.ok())
@@ -351,8 +351,8 @@ readCheckpointTensors(const std::string &path,
                       const std::set<std::string> &names) {
   std::map<std::string, HostTensor> tensors;
   if (!manifest.verified)
-    std::cerr << "warning: checkpoint '" << path
-              << "' has a version " << kUnverifiedVersion
+    std::cerr << "warning: checkpoint '" << path << "' has a version "
+              << kUnverifiedVersion
               << " manifest, without checksums: its tensors are loaded "
                  "unverified (the next checkpoint written has them)\n";
   for (const CheckpointEntry &entry : manifest.entries) {

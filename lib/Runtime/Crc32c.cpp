@@ -49,9 +49,9 @@ uint32_t updatePortable(uint32_t state, const unsigned char *p, size_t n) {
     std::memcpy(&high, p + 4, 4);
     low ^= state; // little-endian: byte 0 is the low byte
     state = t[7][low & 0xFF] ^ t[6][(low >> 8) & 0xFF] ^
-            t[5][(low >> 16) & 0xFF] ^ t[4][low >> 24] ^
-            t[3][high & 0xFF] ^ t[2][(high >> 8) & 0xFF] ^
-            t[1][(high >> 16) & 0xFF] ^ t[0][high >> 24];
+            t[5][(low >> 16) & 0xFF] ^ t[4][low >> 24] ^ t[3][high & 0xFF] ^
+            t[2][(high >> 8) & 0xFF] ^ t[1][(high >> 16) & 0xFF] ^
+            t[0][high >> 24];
   }
   for (; n > 0; --n, ++p)
     state = (state >> 8) ^ t[0][(state ^ *p) & 0xFF];

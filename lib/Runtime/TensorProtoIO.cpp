@@ -84,7 +84,8 @@ Expected<HostTensor> parseTensorProto(const std::string &bytes,
 
   // The typed field must hold every element before any memory is taken: a
   // damaged file may claim huge dims (found by fuzz/FuzzTensorProto.cpp).
-  bool inFloat = tensor.dtype == plan::F32, inDouble = tensor.dtype == plan::F64,
+  bool inFloat = tensor.dtype == plan::F32,
+       inDouble = tensor.dtype == plan::F64,
        inInt64 = tensor.dtype == plan::I64;
   int64_t have = inFloat    ? proto.float_data_size()
                  : inDouble ? proto.double_data_size()

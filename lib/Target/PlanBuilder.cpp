@@ -120,8 +120,8 @@ FailureOr<BuiltPlan> mlir::oneflow::buildPlan(ArrayRef<RankGraph> graphs,
     size_t unpadded = built.weights.size();
     built.weights.resize(llvm::alignTo(unpadded, kWeightsAlignment));
     if (plan.weights_checksums_size() > 0) {
-      pb::WeightsChecksum *last = plan.mutable_weights_checksums(
-          plan.weights_checksums_size() - 1);
+      pb::WeightsChecksum *last =
+          plan.mutable_weights_checksums(plan.weights_checksums_size() - 1);
       last->set_size(built.weights.size() - last->offset());
       last->set_crc32c(::oneflow::runtime::crc32c(
           built.weights.data() + unpadded, built.weights.size() - unpadded,

@@ -38,7 +38,9 @@ StringRef npyDescr(StringRef dtype) {
 }
 
 /// The manifest dtype of an element type; empty when unsupported.
-std::string dtypeOf(Type type) { return mlir::oneflow::elementTypeName(type).str(); }
+std::string dtypeOf(Type type) {
+  return mlir::oneflow::elementTypeName(type).str();
+}
 
 std::string shapeString(ArrayRef<int64_t> shape) {
   std::string s = "[";

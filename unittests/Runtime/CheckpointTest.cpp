@@ -263,13 +263,13 @@ TEST(Checkpoint, RoundTrip) {
   // The checksum covers the whole file.
   Expected<std::string> kernelFile = readFile(path + "/dense%2Fkernel%3A0.npy");
   ASSERT_TRUE(kernelFile.ok());
-  EXPECT_NE(manifest->find("{\"name\": \"dense/kernel:0\", \"file\": "
-                           "\"dense%2Fkernel%3A0.npy\", \"dtype\": \"f32\", "
-                           "\"shape\": [2, 4], \"trainable\": true, "
-                           "\"crc32c\": \"" +
-                           formatCrc32c(crc32c(kernelFile->data(),
-                                               kernelFile->size())) +
-                           "\"}"),
+  EXPECT_NE(manifest->find(
+                "{\"name\": \"dense/kernel:0\", \"file\": "
+                "\"dense%2Fkernel%3A0.npy\", \"dtype\": \"f32\", "
+                "\"shape\": [2, 4], \"trainable\": true, "
+                "\"crc32c\": \"" +
+                formatCrc32c(crc32c(kernelFile->data(), kernelFile->size())) +
+                "\"}"),
             std::string::npos)
       << *manifest;
   EXPECT_NE(manifest->find("\"step\": 12"), std::string::npos);
@@ -446,8 +446,8 @@ TEST(Checkpoint, BrokenCheckpoints) {
       "\"dtype\": \"f32\", \"shape\": [1]";
   for (const char *bad : {"", ", \"crc32c\": 12", ", \"crc32c\": \"0x123\"",
                           ", \"crc32c\": \"0x0000000G\""})
-    EXPECT_NE(manifestError(head2 + bad + "}]}").find(
-                  "variable 0: \"crc32c\" must be the file's CRC-32C"),
+    EXPECT_NE(manifestError(head2 + bad + "}]}")
+                  .find("variable 0: \"crc32c\" must be the file's CRC-32C"),
               std::string::npos)
         << bad;
 
@@ -495,9 +495,9 @@ TEST(Checkpoint, EveryByteFlipIsDetected) {
                       "' is damaged: its CRC-32C is "),
                   std::string::npos)
             << tensors.error().message();
-        EXPECT_NE(tensors.error().message().find(
-                      "for variable " + entry.describe()),
-                  std::string::npos);
+        EXPECT_NE(
+            tensors.error().message().find("for variable " + entry.describe()),
+            std::string::npos);
       }
     }
     ASSERT_TRUE(writeFileAtomic(file, *clean).ok());
@@ -527,8 +527,7 @@ TEST(Checkpoint, VersionOneLoadsUnverified) {
   auto tensors = readCheckpointTensors(path, *manifest);
   std::string warning = testing::internal::GetCapturedStderr();
   ASSERT_TRUE(tensors.ok()) << tensors.error().message();
-  EXPECT_EQ(test::values(tensors->at("w")),
-            (std::vector<float>{1, 2, 3, 4}));
+  EXPECT_EQ(test::values(tensors->at("w")), (std::vector<float>{1, 2, 3, 4}));
   EXPECT_NE(warning.find("has a version 1 manifest, without checksums"),
             std::string::npos)
       << warning;

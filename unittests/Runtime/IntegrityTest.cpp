@@ -51,9 +51,9 @@ TEST(Crc32c, HardwareMatchesTableAndChains) {
       EXPECT_EQ(whole, crc32cPortable(p, length)) << start << " " << length;
       size_t half = length / 3;
       EXPECT_EQ(crc32c(p + half, length - half, crc32c(p, half)), whole);
-      EXPECT_EQ(crc32cPortable(p + half, length - half,
-                               crc32cPortable(p, half)),
-                whole);
+      EXPECT_EQ(
+          crc32cPortable(p + half, length - half, crc32cPortable(p, half)),
+          whole);
     }
 }
 
@@ -100,9 +100,9 @@ Expected<std::unique_ptr<Executor>> loadFrom(const PlanDir &dir) {
 std::vector<float> runOnce(Executor &executor, const plan::Plan &plan) {
   OutputCollector outputs(plan, 1, /*everyStep=*/true);
   RunOptions options;
-  Status status = runWithTimeout(
-      executor, options, feedTensors({{{"x", vec({0, 1, 2, 3})}}}),
-      outputs.sink());
+  Status status =
+      runWithTimeout(executor, options,
+                     feedTensors({{{"x", vec({0, 1, 2, 3})}}}), outputs.sink());
   EXPECT_TRUE(status.ok()) << status.message();
   return status.ok() ? values(outputs.output("z", 0)) : std::vector<float>{};
 }
@@ -114,8 +114,7 @@ TEST(WeightsChecksums, CleanFileLoadsExactly) {
   auto executor = loadOrFail(dir, p.b.plan);
   ASSERT_TRUE(executor);
   // (x + a) * 2 + c: exact in f32.
-  EXPECT_EQ(runOnce(*executor, p.b.plan),
-            (std::vector<float>{16, 21, 26, 31}));
+  EXPECT_EQ(runOnce(*executor, p.b.plan), (std::vector<float>{16, 21, 26, 31}));
 }
 
 // Every byte of the file, changed three ways, fails the load with a message
@@ -185,8 +184,7 @@ TEST(WeightsChecksums, PlanWithoutChecksumsLoads) {
   EXPECT_NE(warning.find("warning: the plan records no checksums"),
             std::string::npos)
       << warning;
-  EXPECT_EQ(runOnce(*executor, p.b.plan),
-            (std::vector<float>{16, 21, 26, 31}));
+  EXPECT_EQ(runOnce(*executor, p.b.plan), (std::vector<float>{16, 21, 26, 31}));
 }
 
 } // namespace
