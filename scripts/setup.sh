@@ -11,6 +11,8 @@ PACKAGES=(
   cmake ninja-build g++ python3
   # LLVM/MLIR 22: libraries, CMake config, mlir-tblgen, lit, FileCheck, not.
   libmlir-22-dev mlir-22-tools llvm-22-dev llvm-22-tools clang-22
+  # libFuzzer and the sanitizer runtimes for clang (fuzz/, scripts/test-sanitizers.sh).
+  libclang-rt-22-dev
   # LLVM's OpenMP runtime, which generated kernels use for their threads.
   libomp-22-dev
   # Unit tests.

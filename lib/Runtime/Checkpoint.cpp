@@ -3,6 +3,7 @@
 #include "oneflow/Runtime/Checkpoint.h"
 
 #include "oneflow/Runtime/Collectives.h"
+#include "oneflow/Runtime/Crc32c.h"
 #include "oneflow/Runtime/FileUtil.h"
 #include "oneflow/Runtime/Json.h"
 #include "oneflow/Runtime/NpyIO.h"
@@ -13,6 +14,7 @@
 #include <cstring>
 #include <fcntl.h>
 #include <filesystem>
+#include <iostream>
 
 namespace fs = std::filesystem;
 
@@ -23,7 +25,27 @@ namespace {
 
 constexpr const char *kManifest = "manifest.json";
 constexpr const char *kFormat = "oneflow-checkpoint";
-constexpr int kVersion = 1;
+/// Version 2 records each tensor file's CRC-32C; version 1 (no checksums)
+/// is still read, unverified.
+constexpr int kVersion = 2;
+constexpr int kUnverifiedVersion = 1;
+
+/// "0x" and 8 hex digits, as formatCrc32c writes them.
+bool parseCrc32c(const std::string &text, uint32_t &crc) {
+  if (text.size() != 10 || text[0] != '0' || text[1] != 'x')
+    return false;
+  crc = 0;
+  for (size_t i = 2; i < text.size(); ++i) {
+    char c = text[i];
+    int digit = c >= '0' && c <= '9'   ? c - '0'
+                : c >= 'a' && c <= 'f' ? c - 'a' + 10
+                                       : -1;
+    if (digit < 0)
+      return false;
+    crc = crc << 4 | uint32_t(digit);
+  }
+  return true;
+}
 
 /// "ckpt/" -> "ckpt": the path of the directory itself.
 fs::path directoryPath(const std::string &path) {
@@ -52,7 +74,8 @@ bool parseDataType(const std::string &name, plan::DataType &dtype) {
   return false;
 }
 
-std::string manifestJson(int64_t step, const std::vector<Variable> &variables) {
+std::string manifestJson(int64_t step, const std::vector<Variable> &variables,
+                         const std::vector<uint32_t> &checksums) {
   std::string out = "{\"format\": \"";
   out += kFormat;
   out += "\", \"version\": " + std::to_string(kVersion) +
@@ -71,7 +94,7 @@ std::string manifestJson(int64_t step, const std::vector<Variable> &variables) {
       out += (d ? ", " : "") + std::to_string(variable.shape[d]);
     out += "], \"trainable\": ";
     out += variable.trainable ? "true" : "false";
-    out += "}";
+    out += ", \"crc32c\": \"" + formatCrc32c(checksums[i]) + "\"}";
   }
   out += "\n]}\n";
   return out;
@@ -174,6 +197,7 @@ Status writeCheckpoint(const std::string &path, int64_t step,
       ++written;
       return options.afterFile ? options.afterFile(written) : Status::success();
     };
+    std::vector<uint32_t> checksums;
     for (const Variable &variable : variables) {
       auto it = tensors.find(variable.name);
       if (it == tensors.end())
@@ -185,6 +209,7 @@ Status writeCheckpoint(const std::string &path, int64_t step,
       Expected<std::string> bytes = encodeNpy(widenBF16(tensor));
       if (!bytes.ok())
         return fail(bytes.error().message());
+      checksums.push_back(crc32c(bytes->data(), bytes->size()));
       Status status = writeNewFileSynced(
           (temp / (sanitizeFileName(variable.name) + ".npy")).string(), *bytes);
       if (status.ok())
@@ -192,8 +217,8 @@ Status writeCheckpoint(const std::string &path, int64_t step,
       if (!status.ok())
         return fail(status.message());
     }
-    Status status = writeNewFileSynced((temp / kManifest).string(),
-                                       manifestJson(step, variables));
+    Status status = writeNewFileSynced(
+        (temp / kManifest).string(), manifestJson(step, variables, checksums));
     if (status.ok())
       status = wrote();
     if (status.ok())
@@ -217,7 +242,13 @@ Expected<CheckpointManifest> readCheckpointManifest(const std::string &path) {
   Expected<std::string> text = readFile(file);
   if (!text.ok())
     return makeError("checkpoint '", path, "': ", text.error().message());
-  Expected<JsonValue> json = parseJson(*text);
+  return parseCheckpointManifest(*text, path);
+}
+
+Expected<CheckpointManifest> parseCheckpointManifest(const std::string &text,
+                                                     const std::string &path) {
+  std::string file = (directoryPath(path) / kManifest).string();
+  Expected<JsonValue> json = parseJson(text);
   auto bad = [&](const std::string &why) {
     return makeError("checkpoint '", path, "': ", file, ": ", why);
   };
@@ -228,10 +259,14 @@ Expected<CheckpointManifest> readCheckpointManifest(const std::string &path) {
     return bad(std::string("not a checkpoint manifest (\"format\" is not \"") +
                kFormat + "\")");
   const JsonValue *version = json->find("version");
-  if (!version || !version->isInteger() || version->asInteger() != kVersion)
-    return bad("unsupported version (this runtime reads version " +
+  if (!version || !version->isInteger() ||
+      (version->asInteger() != kVersion &&
+       version->asInteger() != kUnverifiedVersion))
+    return bad("unsupported version (this runtime reads versions " +
+               std::to_string(kUnverifiedVersion) + " and " +
                std::to_string(kVersion) + ")");
   CheckpointManifest manifest;
+  manifest.verified = version->asInteger() == kVersion;
   const JsonValue *step = json->find("step");
   if (!step || !step->isInteger() || step->asInteger() < 0)
     return bad("\"step\" must be an integer >= 0");
@@ -272,6 +307,12 @@ Expected<CheckpointManifest> readCheckpointManifest(const std::string &path) {
     if (trainable && trainable->kind != JsonValue::Bool)
       return bad(where + ": \"trainable\" must be true or false");
     entry.trainable = trainable && trainable->boolean;
+    const JsonValue *checksum = item.find("crc32c");
+    if (manifest.verified &&
+        (!checksum || checksum->kind != JsonValue::String ||
+         !parseCrc32c(checksum->text, entry.crc32c)))
+      return bad(where + ": \"crc32c\" must be the file's CRC-32C as "
+                         "\"0x\" and 8 lowercase hex digits");
     if (manifest.find(entry.name))
       return bad("variable '" + entry.name + "' is listed twice");
     manifest.entries.push_back(std::move(entry));
@@ -309,11 +350,27 @@ readCheckpointTensors(const std::string &path,
                       const CheckpointManifest &manifest,
                       const std::set<std::string> &names) {
   std::map<std::string, HostTensor> tensors;
+  if (!manifest.verified)
+    std::cerr << "warning: checkpoint '" << path << "' has a version "
+              << kUnverifiedVersion
+              << " manifest, without checksums: its tensors are loaded "
+                 "unverified (the next checkpoint written has them)\n";
   for (const CheckpointEntry &entry : manifest.entries) {
     if (!names.empty() && !names.count(entry.name))
       continue;
     std::string file = (directoryPath(path) / entry.file).string();
-    Expected<HostTensor> tensor = readNpyFile(file);
+    Expected<std::string> bytes = readFile(file);
+    if (!bytes.ok())
+      return makeError("checkpoint '", path, "': ", bytes.error().message());
+    if (manifest.verified) {
+      uint32_t actual = crc32c(bytes->data(), bytes->size());
+      if (actual != entry.crc32c)
+        return makeError("checkpoint '", path, "': '", entry.file,
+                         "' is damaged: its CRC-32C is ", formatCrc32c(actual),
+                         ", the manifest recorded ", formatCrc32c(entry.crc32c),
+                         " for variable ", entry.describe());
+    }
+    Expected<HostTensor> tensor = parseNpy(*bytes, file);
     if (!tensor.ok())
       return makeError("checkpoint '", path, "': ", tensor.error().message());
     // bf16 is stored as f32.

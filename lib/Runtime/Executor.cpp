@@ -5,19 +5,24 @@
 #include "CudaBackend.h"
 #include "Engine.h"
 
+#include "oneflow/Runtime/Crc32c.h"
 #include "oneflow/Runtime/Distributed.h"
 #include "oneflow/Runtime/FileUtil.h"
 #include "oneflow/Runtime/Initializer.h"
 #include "oneflow/Runtime/KernelLibrary.h"
 #include "oneflow/Runtime/Watchdog.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
 #include <fcntl.h>
 #include <filesystem>
+#include <iostream>
+#include <map>
 #include <optional>
+#include <set>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <thread>
@@ -303,6 +308,18 @@ Status Executor::Impl::loadWeights(const std::string &planDir) {
     return makeError("weights file '", path, "' is not a regular file");
   }
   int64_t fileSize = info.st_size;
+  // The checksummed ranges by offset; each is verified once per process.
+  std::map<int64_t, const plan::WeightsChecksum *> checksumAt;
+  for (const plan::WeightsChecksum &checksum : plan->weights_checksums())
+    checksumAt.emplace(checksum.offset(), &checksum);
+  std::set<int64_t> verified;
+  if (checksumAt.empty() && options.rank == 0)
+    std::cerr << "warning: the plan records no checksums of its weights "
+                 "file '"
+              << path
+              << "' (compiled before they were, or written by hand): its "
+                 "data is loaded unverified; recompile the plan to have "
+                 "them\n";
   Status status;
   for (size_t r = 0; r < regsts.size() && status.ok(); ++r) {
     const plan::Regst &regst = *regsts[r].regst;
@@ -340,9 +357,74 @@ Status Executor::Impl::loadWeights(const std::string &planDir) {
       }
       return Status::success();
     };
-    if (whole.empty()) {
+    const plan::WeightsChecksum *checksum = nullptr;
+    if (!checksumAt.empty()) {
+      auto it = checksumAt.find(begin);
+      if (it == checksumAt.end() || it->second->size() < extent ||
+          it->second->size() > fileSize - begin) {
+        status = makeError("plan's weights_checksums have no entry for bytes [",
+                           begin, ", ", begin + extent, ") of '", path,
+                           "', the data of ", PlanGraph::describe(regst));
+        break;
+      }
+      if (!verified.count(begin))
+        checksum = it->second;
+    }
+    auto mismatch = [&](uint32_t actual) {
+      return makeError("weights file '", path, "' is damaged: the data of ",
+                       PlanGraph::describe(regst), " (bytes [", begin, ", ",
+                       begin + checksum->size(), ")) has CRC-32C ",
+                       formatCrc32c(actual), ", the plan recorded ",
+                       formatCrc32c(checksum->crc32c()));
+    };
+    // The CRC of the checksummed bytes from `from` on, continuing `crc`.
+    auto crcOfFile = [&](int64_t from, uint32_t crc) -> Expected<uint32_t> {
+      int64_t end = begin + checksum->size();
+      std::vector<char> chunk(size_t(std::min<int64_t>(end - from, 1 << 22)));
+      for (int64_t at = from; at < end;) {
+        int64_t n = std::min<int64_t>(end - at, int64_t(chunk.size()));
+        Status read = readAt(chunk.data(), n, at);
+        if (!read.ok())
+          return read;
+        crc = crc32c(chunk.data(), size_t(n), crc);
+        at += n;
+      }
+      return crc;
+    };
+    if (whole.empty() && !checksum) {
       status = readAt(dst, size, begin);
       continue;
+    }
+    if (whole.empty()) {
+      // Each chunk is checksummed as soon as it is read, while in cache.
+      uint32_t crc = 0;
+      for (int64_t done = 0; done < size && status.ok();) {
+        int64_t n = std::min<int64_t>(size - done, 1 << 20);
+        status = readAt(dst + done, n, begin + done);
+        crc = crc32c(dst + done, size_t(n), crc);
+        done += n;
+      }
+      if (status.ok()) {
+        // The data as loaded, then the padding after it in the file.
+        Expected<uint32_t> actual = crcOfFile(begin + size, crc);
+        if (!actual.ok())
+          status = actual.error();
+        else if (*actual != checksum->crc32c())
+          status = mismatch(*actual);
+        verified.insert(begin);
+      }
+      continue;
+    }
+    // A piece: the checksum covers the whole tensor, read in chunks.
+    if (checksum) {
+      Expected<uint32_t> actual = crcOfFile(begin, 0);
+      if (!actual.ok())
+        status = actual.error();
+      else if (*actual != checksum->crc32c())
+        status = mismatch(*actual);
+      if (!status.ok())
+        break;
+      verified.insert(begin);
     }
     // Dimensions from `inner` on are whole: each run is contiguous.
     size_t rank = shape.size(), inner = rank;

@@ -459,6 +459,13 @@ Expected<PlanGraph> PlanGraph::build(const plan::Plan &plan) {
                  " (this runtime reads version ", kPlanVersion, ")");
   if (plan.num_ranks() < 1)
     problems.add("num_ranks is ", plan.num_ranks(), " (must be >= 1)");
+  // Per-rank tables are sized by num_ranks: a damaged count must not
+  // allocate gigabytes (found by fuzz/FuzzPlan.cpp).
+  if (plan.num_ranks() > kMaxRanks) {
+    problems.add("num_ranks is ", plan.num_ranks(), " (at most ", kMaxRanks,
+                 ")");
+    return problems.status();
+  }
 
   // Regsts.
   graph.regstNodes.resize(plan.regsts_size());

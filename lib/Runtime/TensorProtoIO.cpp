@@ -82,6 +82,22 @@ Expected<HostTensor> parseTensorProto(const std::string &bytes,
     return tensor;
   }
 
+  // The typed field must hold every element before any memory is taken: a
+  // damaged file may claim huge dims (found by fuzz/FuzzTensorProto.cpp).
+  bool inFloat = tensor.dtype == plan::F32,
+       inDouble = tensor.dtype == plan::F64,
+       inInt64 = tensor.dtype == plan::I64;
+  int64_t have = inFloat    ? proto.float_data_size()
+                 : inDouble ? proto.double_data_size()
+                 : inInt64  ? proto.int64_data_size()
+                            : proto.int32_data_size();
+  if (have != count)
+    return fail(inFloat    ? "float_data"
+                : inDouble ? "double_data"
+                : inInt64  ? "int64_data"
+                           : "int32_data",
+                " has ", have, " values, ", tensor.describe(), " needs ",
+                count);
   tensor.data.assign(size, 0);
   auto checkCount = [&](int64_t have, const char *field) -> Status {
     if (have == count)

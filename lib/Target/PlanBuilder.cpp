@@ -7,6 +7,7 @@
 #include "oneflow/Dialect/OneFlow/ElementsUtils.h"
 #include "oneflow/Dialect/OneFlow/OneFlowDialect.h"
 #include "oneflow/Dialect/SBP/SBPDialect.h"
+#include "oneflow/Runtime/Crc32c.h"
 #include "oneflow/Transforms/Passes.h"
 #include "oneflow/Transforms/Provenance.h"
 
@@ -115,13 +116,29 @@ FailureOr<BuiltPlan> mlir::oneflow::buildPlan(ArrayRef<RankGraph> graphs,
       (*regst)->set_weights_offset(it->second);
       return regst;
     }
-    built.weights.resize(
-        llvm::alignTo(built.weights.size(), kWeightsAlignment));
-    (*regst)->set_weights_offset(built.weights.size());
-    weightsOffsetOf[data] = built.weights.size();
+    // The padding belongs to the tensor before it, so the checksums cover
+    // every byte of the file.
+    size_t unpadded = built.weights.size();
+    built.weights.resize(llvm::alignTo(unpadded, kWeightsAlignment));
+    if (plan.weights_checksums_size() > 0) {
+      pb::WeightsChecksum *last =
+          plan.mutable_weights_checksums(plan.weights_checksums_size() - 1);
+      last->set_size(built.weights.size() - last->offset());
+      last->set_crc32c(::oneflow::runtime::crc32c(
+          built.weights.data() + unpadded, built.weights.size() - unpadded,
+          last->crc32c()));
+    }
+    int64_t offset = built.weights.size();
+    (*regst)->set_weights_offset(offset);
+    weightsOffsetOf[data] = offset;
     if (failed(appendElementBytes(data, built.weights)))
       return emitError(value.getLoc())
              << "cannot read the data of '" << name << "'";
+    pb::WeightsChecksum *checksum = plan.add_weights_checksums();
+    checksum->set_offset(offset);
+    checksum->set_size(built.weights.size() - offset);
+    checksum->set_crc32c(::oneflow::runtime::crc32c(
+        built.weights.data() + offset, built.weights.size() - offset));
     return regst;
   };
   // Which piece of which logical variable a variable's regst holds.

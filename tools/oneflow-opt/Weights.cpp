@@ -4,6 +4,7 @@
 
 #include "oneflow/Dialect/OneFlow/ElementTypeName.h"
 #include "oneflow/Dialect/OneFlow/OneFlowDialect.h"
+#include "oneflow/Runtime/Crc32c.h"
 
 #include "mlir/IR/AsmState.h"
 #include "mlir/IR/BuiltinAttributes.h"
@@ -37,7 +38,9 @@ StringRef npyDescr(StringRef dtype) {
 }
 
 /// The manifest dtype of an element type; empty when unsupported.
-std::string dtypeOf(Type type) { return oneflow::elementTypeName(type).str(); }
+std::string dtypeOf(Type type) {
+  return mlir::oneflow::elementTypeName(type).str();
+}
 
 std::string shapeString(ArrayRef<int64_t> shape) {
   std::string s = "[";
@@ -105,7 +108,7 @@ std::string parseNpy(WeightFile &file) {
 
 } // namespace
 
-LogicalResult oneflow::attachWeights(ModuleOp module, StringRef dir) {
+LogicalResult mlir::oneflow::attachWeights(ModuleOp module, StringRef dir) {
   Location loc = module.getLoc();
   SmallString<256> manifestPath(dir);
   llvm::sys::path::append(manifestPath, "manifest.json");
@@ -166,6 +169,22 @@ LogicalResult oneflow::attachWeights(ModuleOp module, StringRef dir) {
       continue;
     }
     file.buffer = std::move(*buffer);
+    // Version 2 manifests record each file's CRC-32C (docs/runtime.md).
+    if (std::optional<StringRef> recorded = object->getString("crc32c")) {
+      StringRef bytes = file.buffer->getBuffer();
+      std::string actual = ::oneflow::runtime::formatCrc32c(
+          ::oneflow::runtime::crc32c(bytes.data(), bytes.size()));
+      if (actual != *recorded) {
+        fail("variable '" + *name + "': '" + path +
+             "' is damaged: its CRC-32C is " + actual +
+             ", the manifest recorded " + *recorded);
+        continue;
+      }
+    } else if (root->getInteger("version").value_or(1) >= 2) {
+      fail("variable '" + *name + "' has no \"crc32c\" in '" + manifestPath +
+           "'");
+      continue;
+    }
     std::string error = parseNpy(file);
     if (!error.empty()) {
       fail("variable '" + *name + "' ('" + path + "'): " + error);
@@ -176,7 +195,7 @@ LogicalResult oneflow::attachWeights(ModuleOp module, StringRef dir) {
   if (!ok)
     return failure();
 
-  module.walk([&](oneflow::VariableOp variable) {
+  module.walk([&](mlir::oneflow::VariableOp variable) {
     auto it = files.find(variable.getVarName());
     if (it == files.end())
       return;

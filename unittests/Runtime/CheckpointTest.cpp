@@ -4,6 +4,7 @@
 
 #include "oneflow/Runtime/Checkpoint.h"
 #include "oneflow/Runtime/Collectives.h"
+#include "oneflow/Runtime/Crc32c.h"
 #include "oneflow/Runtime/FileUtil.h"
 #include "oneflow/Runtime/Json.h"
 #include "oneflow/Runtime/NpyIO.h"
@@ -259,9 +260,16 @@ TEST(Checkpoint, RoundTrip) {
   EXPECT_EQ(scale->describe(), "f32[2]");
   Expected<std::string> manifest = readFile(path + "/manifest.json");
   ASSERT_TRUE(manifest.ok());
-  EXPECT_NE(manifest->find("{\"name\": \"dense/kernel:0\", \"file\": "
-                           "\"dense%2Fkernel%3A0.npy\", \"dtype\": \"f32\", "
-                           "\"shape\": [2, 4], \"trainable\": true}"),
+  // The checksum covers the whole file.
+  Expected<std::string> kernelFile = readFile(path + "/dense%2Fkernel%3A0.npy");
+  ASSERT_TRUE(kernelFile.ok());
+  EXPECT_NE(manifest->find(
+                "{\"name\": \"dense/kernel:0\", \"file\": "
+                "\"dense%2Fkernel%3A0.npy\", \"dtype\": \"f32\", "
+                "\"shape\": [2, 4], \"trainable\": true, "
+                "\"crc32c\": \"" +
+                formatCrc32c(crc32c(kernelFile->data(), kernelFile->size())) +
+                "\"}"),
             std::string::npos)
       << *manifest;
   EXPECT_NE(manifest->find("\"step\": 12"), std::string::npos);
@@ -428,9 +436,20 @@ TEST(Checkpoint, BrokenCheckpoints) {
                 .find("\"dtype\" must be one of"),
             std::string::npos);
   EXPECT_NE(manifestError("{\"format\": \"oneflow-checkpoint\", \"version\": "
-                          "2}")
+                          "3}")
                 .find("unsupported version"),
             std::string::npos);
+  // Version 2 needs each file's checksum, written as formatCrc32c does.
+  const std::string head2 =
+      "{\"format\": \"oneflow-checkpoint\", \"version\": 2, \"step\": 1, "
+      "\"variables\": [{\"name\": \"w\", \"file\": \"w.npy\", "
+      "\"dtype\": \"f32\", \"shape\": [1]";
+  for (const char *bad : {"", ", \"crc32c\": 12", ", \"crc32c\": \"0x123\"",
+                          ", \"crc32c\": \"0x0000000G\""})
+    EXPECT_NE(manifestError(head2 + bad + "}]}")
+                  .find("variable 0: \"crc32c\" must be the file's CRC-32C"),
+              std::string::npos)
+        << bad;
 
   // A tensor file that disagrees with the manifest.
   ASSERT_TRUE(writeFileAtomic(path + "/manifest.json",
@@ -446,6 +465,72 @@ TEST(Checkpoint, BrokenCheckpoints) {
             "checkpoint '" + path +
                 "': 'w.npy' holds f32[3] but the manifest says f32[4] for "
                 "variable 'w' f32[4]");
+}
+
+// Every byte of every tensor file (header and data), changed three ways,
+// fails the read with a message naming the file and the variable; the clean
+// checkpoint reads back bit-exactly.
+TEST(Checkpoint, EveryByteFlipIsDetected) {
+  TempDir tmp;
+  std::string path = tmp.file("ckpt");
+  Saved saved = values(3);
+  ASSERT_TRUE(writeCheckpoint(path, 5, saved.variables, saved.tensors).ok());
+  Expected<CheckpointManifest> manifest = readCheckpointManifest(path);
+  ASSERT_TRUE(manifest.ok()) << manifest.error().message();
+  int positions = 0;
+  for (const CheckpointEntry &entry : manifest->entries) {
+    std::string file = path + "/" + entry.file;
+    Expected<std::string> clean = readFile(file);
+    ASSERT_TRUE(clean.ok());
+    for (size_t at = 0; at < clean->size(); ++at) {
+      ++positions;
+      for (unsigned char mask : {0x01, 0x80, 0xFF}) {
+        std::string damaged = *clean;
+        damaged[at] = char(damaged[at] ^ mask);
+        ASSERT_TRUE(writeFileAtomic(file, damaged).ok());
+        auto tensors = readCheckpointTensors(path, *manifest);
+        ASSERT_FALSE(tensors.ok()) << entry.file << " byte " << at;
+        EXPECT_NE(tensors.error().message().find(
+                      "checkpoint '" + path + "': '" + entry.file +
+                      "' is damaged: its CRC-32C is "),
+                  std::string::npos)
+            << tensors.error().message();
+        EXPECT_NE(
+            tensors.error().message().find("for variable " + entry.describe()),
+            std::string::npos);
+      }
+    }
+    ASSERT_TRUE(writeFileAtomic(file, *clean).ok());
+  }
+  // Three .npy files: headers of at least 64 bytes, 8 to 32 data bytes.
+  EXPECT_GT(positions, 3 * 64);
+  expectCheckpoint(path, 3, 5);
+}
+
+// Version 1 checkpoints (no checksums) still load, with a warning.
+TEST(Checkpoint, VersionOneLoadsUnverified) {
+  TempDir tmp;
+  std::string path = tmp.file("ckpt");
+  fs::create_directories(path);
+  ASSERT_TRUE(
+      writeFileAtomic(path + "/manifest.json",
+                      "{\"format\": \"oneflow-checkpoint\", \"version\": 1, "
+                      "\"step\": 1, \"variables\": [{\"name\": \"w\", "
+                      "\"file\": \"w.npy\", \"dtype\": \"f32\", "
+                      "\"shape\": [4]}]}")
+          .ok());
+  ASSERT_TRUE(writeNpyFile(path + "/w.npy", vec({1, 2, 3, 4})).ok());
+  Expected<CheckpointManifest> manifest = readCheckpointManifest(path);
+  ASSERT_TRUE(manifest.ok()) << manifest.error().message();
+  EXPECT_FALSE(manifest->verified);
+  testing::internal::CaptureStderr();
+  auto tensors = readCheckpointTensors(path, *manifest);
+  std::string warning = testing::internal::GetCapturedStderr();
+  ASSERT_TRUE(tensors.ok()) << tensors.error().message();
+  EXPECT_EQ(test::values(tensors->at("w")), (std::vector<float>{1, 2, 3, 4}));
+  EXPECT_NE(warning.find("has a version 1 manifest, without checksums"),
+            std::string::npos)
+      << warning;
 }
 
 } // namespace

@@ -182,6 +182,8 @@ TEST(PlanGraph, VersionRanksAndWeights) {
   b = validPlan();
   b.plan.set_num_ranks(0);
   EXPECT_PROBLEM(b.plan, "num_ranks is 0");
+  b.plan.set_num_ranks(kMaxRanks + 1);
+  EXPECT_PROBLEM(b.plan, "num_ranks is 1048577 (at most 1048576)");
   b = validPlan();
   b.taskById(1).set_rank(3);
   EXPECT_PROBLEM(b.plan, "task 'double' (id 1): rank 3 is outside [0, 1)");

@@ -3,10 +3,16 @@
 // A checkpoint is a directory holding every variable of a plan as its full
 // logical tensor, one .npy file per variable, and manifest.json:
 //
-//   {"format": "oneflow-checkpoint", "version": 1, "step": 120,
+//   {"format": "oneflow-checkpoint", "version": 2, "step": 120,
 //    "variables": [{"name": "fc1.weight", "file": "fc1.weight.npy",
-//                   "dtype": "f32", "shape": [64, 128], "trainable": true},
+//                   "dtype": "f32", "shape": [64, 128], "trainable": true,
+//                   "crc32c": "0x1c2d3e4f"},
 //                  ...]}
+//
+// "crc32c" is the CRC-32C of the whole .npy file (header included),
+// verified when the tensor is read: a damaged file is an error naming the
+// variable and the file. Version 1 manifests (no "crc32c") are still read,
+// with a warning, their tensors unverified.
 //
 // File names are the variable names escaped by sanitizeFileName (so
 // "dense/kernel:0" is dense%2Fkernel%3A0.npy); the manifest keeps the real
@@ -43,12 +49,16 @@ struct CheckpointEntry {
   plan::DataType dtype = plan::DT_INVALID;
   std::vector<int64_t> shape;
   bool trainable = false;
+  uint32_t crc32c = 0; // of the whole file; set when the manifest is verified
 
   std::string describe() const; // "'fc1.weight' f32[64,128]"
 };
 
 struct CheckpointManifest {
   int64_t step = 0;
+  /// Version 2: every entry's crc32c is checked when its file is read.
+  /// Version 1 manifests have no checksums and load with a warning.
+  bool verified = true;
   std::vector<CheckpointEntry> entries; // in manifest order
 
   const CheckpointEntry *find(const std::string &name) const;
@@ -73,6 +83,9 @@ Status writeCheckpoint(const std::string &path, int64_t step,
 
 /// Reads and checks `path`/manifest.json.
 Expected<CheckpointManifest> readCheckpointManifest(const std::string &path);
+/// Checks `text`, the manifest of checkpoint `path` (named in errors).
+Expected<CheckpointManifest> parseCheckpointManifest(const std::string &text,
+                                                     const std::string &path);
 
 /// Every difference between a checkpoint and the plan's variables, one
 /// line each: variables the checkpoint lacks, tensors whose dtype or shape

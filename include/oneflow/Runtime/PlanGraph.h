@@ -25,6 +25,8 @@ namespace runtime {
 
 /// The plan schema version this runtime executes.
 constexpr int kPlanVersion = 1;
+/// The most ranks a plan may have.
+constexpr int kMaxRanks = 1 << 20;
 
 /// The streams a task may run on; each (rank, stream) is one thread.
 const std::vector<std::string> &knownStreams();

@@ -24,7 +24,9 @@ for args in failing:
     run = subprocess.run([tool] + args, capture_output=True, text=True,
                          timeout=60)
     assert run.returncode == 1, (args, run.returncode, run.stderr)
-    lines = run.stderr.splitlines()
+    # Hand-written plans have no weights checksums: a warning says so.
+    lines = [l for l in run.stderr.splitlines()
+             if not l.startswith("warning: the plan records no checksums")]
     assert lines and all(l.startswith("error: ") for l in lines), (args,
                                                                  run.stderr)
 print(f"checked {len(failing)} failing invocations")

@@ -346,8 +346,12 @@ def edit_manifest(args):
                 v["shape"] = [2, 2]
         manifest["variables"] = [v for v in variables
                                  if v["name"] != "dense/w:0.momentum"]
-        manifest["variables"].append(
-            {"name": "extra", "file": "b.npy", "dtype": "f32", "shape": [4]})
+        crc = [v for v in variables if v["name"] == "b"][0].get("crc32c")
+        extra = {"name": "extra", "file": "b.npy", "dtype": "f32",
+                 "shape": [4]}
+        if crc:
+            extra["crc32c"] = crc
+        manifest["variables"].append(extra)
     elif what == "short-file":
         for v in variables:
             if v["name"] == "b":
