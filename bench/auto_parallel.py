@@ -155,11 +155,29 @@ def gpt3(args, work):
     return "\n".join(lines)
 
 
-def run_plan(bin_dir, plan, feeds, steps, batch):
+def write_test_models(work):
+    """The GPT of gpt_config.py (4 layers, d=128, seq 64, batch 16) and the
+    MLP, written into `work`: their paths."""
+    gpt = os.path.join(work, "gpt.mlir")
+    subprocess.run(
+        [sys.executable, os.path.join(ROOT, "python", "models",
+                                      "gpt_config.py"),
+         "--layers", "4", "--hidden", "128", "--heads", "4", "--seq", "64",
+         "--vocab", "512", "--batch", "16", "-o", gpt], check=True)
+    mlp = os.path.join(work, "mlp.mlir")
+    with open(mlp, "w") as f:
+        f.write(MLP)
+    return gpt, mlp
+
+
+def run_plan(bin_dir, plan, feeds, steps, batch, prefix=()):
+    """The median ms/step of `steps` steps after 3 warm-up ones, one thread
+    per rank; `prefix` runs oneflow-run under another command (chrt)."""
     env = dict(os.environ, OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1")
     metrics = plan + ".jsonl"
-    cmd = [os.path.join(bin_dir, "oneflow-run"), plan, "--steps",
-           str(steps + 3), "--quiet", "--metrics", metrics]
+    cmd = list(prefix) + [os.path.join(bin_dir, "oneflow-run"), plan,
+                          "--steps", str(steps + 3), "--quiet", "--metrics",
+                          metrics]
     for name, path in feeds:
         cmd += ["--data", f"{name}={path}"]
     subprocess.run(cmd, check=True, capture_output=True, text=True, env=env)
@@ -170,14 +188,7 @@ def run_plan(bin_dir, plan, feeds, steps, batch):
 
 
 def measure(args, work):
-    gpt = os.path.join(work, "gpt.mlir")
-    subprocess.run(
-        [sys.executable, os.path.join(ROOT, "python", "models",
-                                      "gpt_config.py"),
-         "--layers", "4", "--hidden", "128", "--heads", "4", "--seq", "64",
-         "--vocab", "512", "--batch", "16", "-o", gpt], check=True)
-    mlp = os.path.join(work, "mlp.mlir")
-    open(mlp, "w").write(MLP)
+    gpt, mlp = write_test_models(work)
     rng = np.random.default_rng(0)
     np.save(os.path.join(work, "tokens.npy"),
             rng.integers(0, 512, (64, 64)).astype(np.int64))

@@ -29,21 +29,13 @@ import numpy as np
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from auto_parallel import MLP  # noqa: E402
+from auto_parallel import run_plan, write_test_models  # noqa: E402
 from docs_block import write_block  # noqa: E402
 
 
 def make_models(work):
     """(name, model file, batch, feeds) of the three test models."""
-    gpt = os.path.join(work, "gpt.mlir")
-    subprocess.run(
-        [sys.executable, os.path.join(ROOT, "python", "models",
-                                      "gpt_config.py"),
-         "--layers", "4", "--hidden", "128", "--heads", "4", "--seq", "64",
-         "--vocab", "512", "--batch", "16", "-o", gpt], check=True)
-    mlp = os.path.join(work, "mlp.mlir")
-    with open(mlp, "w") as f:
-        f.write(MLP)
+    gpt, mlp = write_test_models(work)
     resnet = os.path.join(work, "resnet.onnx")
     subprocess.run([sys.executable, "-c", f"""
 import sys, torch
@@ -116,21 +108,6 @@ def realtime_prefix():
         return []
 
 
-def run_plan(bin_dir, plan, feeds, steps, batch, prefix):
-    env = dict(os.environ, OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1")
-    metrics = plan + ".jsonl"
-    cmd = prefix + [os.path.join(bin_dir, "oneflow-run"), plan, "--steps",
-           str(steps + 3), "--quiet", "--metrics", metrics]
-    for name, path in feeds:
-        cmd += ["--data", f"{name}={path}"]
-    subprocess.run(cmd, check=True, capture_output=True, text=True, env=env,
-                   timeout=600)
-    with open(metrics) as f:
-        rows = [json.loads(line) for line in f]
-    return statistics.median(1000.0 * batch / r["samples_per_s"]
-                             for r in rows[3:])
-
-
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--bin", default=os.path.join(ROOT, "build", "bin"))
@@ -161,9 +138,9 @@ def main():
                       f"{1000 * sim['step_seconds']:.2f} ms", flush=True)
         for _ in range(args.repeats):
             for entry in entries:
-                entry["runs"].append(run_plan(args.bin, entry["plan"],
-                                              entry["feeds"], args.steps,
-                                              entry["batch"], prefix))
+                _, ms = run_plan(args.bin, entry["plan"], entry["feeds"],
+                                 args.steps, entry["batch"], prefix)
+                entry["runs"].append(ms)
     load = max(load, os.getloadavg()[0])
 
     lines = [
