@@ -2,6 +2,7 @@
 
 import fnmatch
 import inspect
+import io
 import json
 import os
 import shutil
@@ -14,6 +15,7 @@ import torch
 
 from . import emit as emit_mod
 from . import trace as trace_mod
+from .crc32c import crc32c, format_crc32c
 from .errors import CompileError, RunError
 
 
@@ -140,27 +142,47 @@ def _input_names(model, n):
 
 
 def write_weights(directory, tensors):
-    """A checkpoint directory (manifest.json + .npy) of {name: tensor}."""
-    os.makedirs(directory, exist_ok=True)
+    """A checkpoint directory (manifest.json + .npy) of {name: tensor}, in
+    the runtime's format version 2: each file's CRC-32C in the manifest. It
+    is written beside and renamed into place: no half-written directory."""
+    temp = f"{directory}.tmp-{os.getpid()}"
+    shutil.rmtree(temp, ignore_errors=True)
+    os.makedirs(temp)
     entries = []
     for i, (name, t) in enumerate(tensors.items()):
         a = t.detach().cpu().contiguous().numpy()
         dtype = {np.float32: "f32", np.float64: "f64", np.int64: "i64", np.int32: "i32"}[a.dtype.type]
         fname = f"w{i}.npy"
-        np.save(os.path.join(directory, fname), a)
+        buffer = io.BytesIO()
+        np.save(buffer, a)
+        data = buffer.getvalue()
+        with open(os.path.join(temp, fname), "wb") as f:
+            f.write(data)
         entries.append({"name": name, "file": fname, "dtype": dtype, "shape": list(a.shape),
-                        "trainable": True})
-    with open(os.path.join(directory, "manifest.json"), "w") as f:
-        json.dump({"format": "oneflow-checkpoint", "version": 1, "step": 0,
+                        "trainable": True, "crc32c": format_crc32c(crc32c(data))})
+    with open(os.path.join(temp, "manifest.json"), "w") as f:
+        json.dump({"format": "oneflow-checkpoint", "version": 2, "step": 0,
                    "variables": entries}, f)
+    shutil.rmtree(directory, ignore_errors=True)
+    os.rename(temp, directory)
 
 
 def read_checkpoint(directory):
+    """{name: tensor} and the step count of a checkpoint directory; the
+    files' CRC-32C are checked where the manifest records them (version 2)."""
     with open(os.path.join(directory, "manifest.json")) as f:
         manifest = json.load(f)
     out = {}
     for v in manifest["variables"]:
-        out[v["name"]] = torch.from_numpy(np.load(os.path.join(directory, v["file"])))
+        path = os.path.join(directory, v["file"])
+        with open(path, "rb") as f:
+            data = f.read()
+        if "crc32c" in v:
+            actual = format_crc32c(crc32c(data))
+            if actual != v["crc32c"]:
+                raise RunError(f"checkpoint file '{path}' of '{v['name']}' is damaged: its "
+                               f"CRC-32C is {actual}, the manifest recorded {v['crc32c']}")
+        out[v["name"]] = torch.from_numpy(np.load(io.BytesIO(data)))
     return out, manifest.get("step", 0)
 
 

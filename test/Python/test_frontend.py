@@ -224,7 +224,15 @@ class Training(unittest.TestCase):
         loaded.load_state_dict(state, strict=True)
         expected = trained.state_dict()
         for key, value in loaded.state_dict().items():
-            if value.is_floating_point():
+            if value.is_floating_point() and optimizer == "adamw":
+                # AdamW's step is about lr whatever the gradient's size: an
+                # element whose gradient is near 0 follows the rounding of
+                # the product kernels (which differ between CPUs), so a few
+                # in a thousand may leave the tolerance, none by an lr.
+                off = (value - expected[key]).abs() > 1e-5 + 2e-3 * expected[key].abs()
+                self.assertLessEqual(int(off.sum()), max(1, value.numel() // 1000), key)
+                torch.testing.assert_close(value, expected[key], rtol=0, atol=1e-3, msg=key)
+            elif value.is_floating_point():
                 torch.testing.assert_close(value, expected[key], rtol=2e-3, atol=1e-5, msg=key)
             else:  # num_batches_tracked
                 self.assertEqual(int(value), int(expected[key]), key)
@@ -454,6 +462,44 @@ class Frontend(unittest.TestCase):
                 model.eval()
                 with torch.no_grad():
                     torch.testing.assert_close(g(x), model(x), rtol=1e-4, atol=1e-5)
+
+    def test_checkpoint_checksums(self):
+        """The frontend writes version-2 checkpoints (each file's CRC-32C):
+        the compiler verifies them without a warning and rejects a flipped
+        byte; the frontend's reader checks them too."""
+        from oneflow_mlir.crc32c import crc32c, _update_bytes
+        from oneflow_mlir.graph import read_checkpoint, write_weights
+        self.assertEqual(crc32c(b"123456789"), 0xE3069283)  # the standard check value
+        data = torch.randn(70001).numpy().tobytes()  # the chunked path, with a tail
+        self.assertEqual(crc32c(data), _update_bytes(0xFFFFFFFF, data) ^ 0xFFFFFFFF)
+        model, x = classifier("mlp")
+        with tempfile.TemporaryDirectory() as work:
+            ofm.compile(model, (x,), workdir=work)
+            weights = os.path.join(work, "model.weights")
+            opt = [ofm.graph._find_tool("oneflow-opt"), os.path.join(work, "model.mlir"),
+                   f"--weights={weights}", "--emit=plan", "-o", os.path.join(work, "p")]
+            clean = subprocess.run(opt, capture_output=True, text=True)
+            self.assertEqual(clean.returncode, 0, clean.stderr)
+            self.assertNotIn("warning", clean.stderr)
+            values, _ = read_checkpoint(weights)
+            for name, tensor in model.state_dict().items():
+                self.assertTrue(torch.equal(values[name], tensor), name)
+            path = os.path.join(weights, "w0.npy")
+            with open(path, "r+b") as f:
+                f.seek(os.path.getsize(path) - 3)
+                byte = f.read(1)
+                f.seek(-1, os.SEEK_CUR)
+                f.write(bytes([byte[0] ^ 0x10]))
+            damaged = subprocess.run(opt, capture_output=True, text=True)
+            self.assertNotEqual(damaged.returncode, 0)
+            self.assertIn("CRC-32C", damaged.stderr)
+            with self.assertRaises(ofm.RunError) as ctx:
+                read_checkpoint(weights)
+            self.assertIn("w0.npy", str(ctx.exception))
+        with tempfile.TemporaryDirectory() as work:
+            target = os.path.join(work, "ckpt")
+            write_weights(target, {"a": torch.arange(6.0).reshape(2, 3)})
+            self.assertEqual(sorted(os.listdir(work)), ["ckpt"])  # no temporary left
 
     def test_module_paths_are_locations(self):
         model, x = classifier("gpt")
