@@ -157,7 +157,7 @@ LogicalResult mlir::oneflow::compileKernels(ModuleOp source,
   OwningOpRef<ModuleOp> module = extractKernels(source, names);
 
   if (failed(runKernelPipeline(*module,
-                               gpuKernelsOnCpu ? cudaBufferizationPipeline()
+                               gpuKernelsOnCpu ? cudaBufferizationPipeline(false)
                                                : kBufferizationPipeline.str(),
                                source)))
     return failure();
