@@ -165,8 +165,8 @@ bool parse(const std::string &line, MatmulShape &s, std::string &error) {
 
 std::string describe(const MatmulShape &s) {
   std::ostringstream os;
-  os << "dtype=" << dtypeName(s.dtype) << " m=" << s.m
-     << " n=" << s.n << " k=" << s.k << " transposeA=" << s.transposeA
+  os << "dtype=" << dtypeName(s.dtype) << " m=" << s.m << " n=" << s.n
+     << " k=" << s.k << " transposeA=" << s.transposeA
      << " transposeB=" << s.transposeB << " batch=" << s.batch
      << " strideA=" << s.strideA << " strideB=" << s.strideB
      << " epilogue=" << epilogueName(s.epilogue)
@@ -321,9 +321,10 @@ int main(int argc, char **argv) {
           x = uint16_t(wide >> 16);
         }
       }
-      const void *host = !f64.empty()    ? static_cast<const void *>(f64.data())
-                         : !bits.empty() ? static_cast<const void *>(bits.data())
-                                         : f32.data();
+      const void *host = !f64.empty() ? static_cast<const void *>(f64.data())
+                         : !bits.empty()
+                             ? static_cast<const void *>(bits.data())
+                             : f32.data();
       check(device->copyToDevice(buffers[b], host, bytes, stream));
     }
     DevicePtr bias = s.epilogue == Epilogue::None ? 0 : buffers[3];

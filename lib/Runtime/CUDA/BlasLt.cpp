@@ -120,8 +120,8 @@ cudaDataType dataType(DType dtype) {
 
 std::string describe(const MatmulShape &s) {
   std::ostringstream os;
-  os << dtypeName(s.dtype) << " product m=" << s.m
-     << " n=" << s.n << " k=" << s.k << " transposeA=" << s.transposeA
+  os << dtypeName(s.dtype) << " product m=" << s.m << " n=" << s.n
+     << " k=" << s.k << " transposeA=" << s.transposeA
      << " transposeB=" << s.transposeB;
   if (s.batch != 1)
     os << " batch=" << s.batch << " strideA=" << s.strideA

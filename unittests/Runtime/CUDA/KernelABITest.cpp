@@ -741,17 +741,26 @@ TEST(CudaKernelABI, NoContextIsNotACrash) {
 
 TEST(CudaKernelABI, SymbolsAreExported) {
   // What a CUDA plan's kernels.so needs from the executable.
-  for (const char *symbol :
-       {"oneflow_cuda_launch", "oneflow_cuda_alloc", "oneflow_cuda_free",
-        "oneflow_cuda_gemm_f32", "oneflow_cuda_gemm_acc_f64",
-        "oneflow_cuda_batch_gemm_f32", "oneflow_cuda_batch_gemm_acc_f64",
-        "oneflow_cuda_gemm_bf16", "oneflow_cuda_batch_gemm_acc_f16",
-        "oneflow_cuda_gemm_bias_gelu_f32", "oneflow_cuda_gemm_bgrad_a_f32",
-        "oneflow_cuda_gemm_bgrad_b_f32", "oneflow_cuda_gemm_bias_relu_aux_f32",
-        "oneflow_cuda_gemm_bias_gelu_aux_f32", "oneflow_cuda_gemm_drelu_f32",
-        "oneflow_cuda_gemm_drelu_bgrad_f32", "oneflow_cuda_gemm_dgelu_f32",
-        "oneflow_cuda_gemm_dgelu_bgrad_f32", "oneflow_cuda_conv2d_f64",
-        "oneflow_cuda_conv_transpose2d_f32"})
+  for (const char *symbol : {"oneflow_cuda_launch",
+                             "oneflow_cuda_alloc",
+                             "oneflow_cuda_free",
+                             "oneflow_cuda_gemm_f32",
+                             "oneflow_cuda_gemm_acc_f64",
+                             "oneflow_cuda_batch_gemm_f32",
+                             "oneflow_cuda_batch_gemm_acc_f64",
+                             "oneflow_cuda_gemm_bf16",
+                             "oneflow_cuda_batch_gemm_acc_f16",
+                             "oneflow_cuda_gemm_bias_gelu_f32",
+                             "oneflow_cuda_gemm_bgrad_a_f32",
+                             "oneflow_cuda_gemm_bgrad_b_f32",
+                             "oneflow_cuda_gemm_bias_relu_aux_f32",
+                             "oneflow_cuda_gemm_bias_gelu_aux_f32",
+                             "oneflow_cuda_gemm_drelu_f32",
+                             "oneflow_cuda_gemm_drelu_bgrad_f32",
+                             "oneflow_cuda_gemm_dgelu_f32",
+                             "oneflow_cuda_gemm_dgelu_bgrad_f32",
+                             "oneflow_cuda_conv2d_f64",
+                             "oneflow_cuda_conv_transpose2d_f32"})
     EXPECT_NE(::dlsym(RTLD_DEFAULT, symbol), nullptr) << symbol;
 }
 

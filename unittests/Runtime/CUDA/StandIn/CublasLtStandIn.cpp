@@ -475,10 +475,9 @@ cublasLtMatmul(cublasLtHandle_t handle, cublasLtMatmulDesc_t operation,
       la.type == type && lb.type == type && lc.type == type &&
       op.scale == (type == CUDA_R_64F ? CUDA_R_64F : CUDA_R_32F) &&
       (type == CUDA_R_64F ? op.compute == CUBLAS_COMPUTE_64F
-       : isLow(type)
-           ? op.compute == CUBLAS_COMPUTE_32F &&
-                 op.epilogue == CUBLASLT_EPILOGUE_DEFAULT
-           : op.compute != CUBLAS_COMPUTE_64F);
+       : isLow(type)      ? op.compute == CUBLAS_COMPUTE_32F &&
+                           op.epilogue == CUBLASLT_EPILOGUE_DEFAULT
+                     : op.compute != CUBLAS_COMPUTE_64F);
   bool shapesMatch =
       int64_t(transA ? la.cols : la.rows) == m &&
       int64_t(transB ? lb.rows : lb.cols) == n &&
@@ -548,10 +547,9 @@ cublasLtMatmul(cublasLtHandle_t handle, cublasLtMatmulDesc_t operation,
   standin::log("cublasLtMatmul stream=%d type=%s compute=%d m=%ld n=%ld k=%ld "
                "transa=%d transb=%d batch=%d epilogue=%s beta=%g "
                "workspace=%zu",
-               standin::streamId(stream), typeName,
-               op.compute, long(m), long(n), long(k), op.transa, op.transb,
-               ld.batchCount, epilogueName(op.epilogue), betaValue,
-               workspaceBytes);
+               standin::streamId(stream), typeName, op.compute, long(m),
+               long(n), long(k), op.transa, op.transb, ld.batchCount,
+               epilogueName(op.epilogue), betaValue, workspaceBytes);
   return CUBLAS_STATUS_SUCCESS;
 }
 
