@@ -142,6 +142,34 @@ check() {
   summary+=("| $name | $step_ms | $busy | $gflop | $tflops | $inside | $alone | $share | ${losses%%,*} |")
 }
 
+# bf16 products (cuBLASLt bf16 GEMMs, f32 accumulation) against the exact
+# products and the CPU plan's widened f32 GEMMs.
+echo "== bf16 products: CUDA plan vs exact and CPU plan"
+BF16="$OUT/bf16"
+mkdir -p "$BF16"
+"$PY" "$ROOT/scripts/gpu_check.py" bf16-data "$BF16"
+BF16_MODEL="$ROOT/test/Codegen/CUDA/Inputs/bf16-products.mlir"
+"$BIN/oneflow-opt" "$BF16_MODEL" --emit=plan -o "$BF16/cpu" >/dev/null 2>&1
+"$BIN/oneflow-opt" "$BF16_MODEL" --device=cuda --emit=plan -o "$BF16/cuda" \
+  >/dev/null 2>&1
+bf16_inputs=()
+for name in a b p q; do bf16_inputs+=(--input "$name=$BF16/$name.npy"); done
+"$BIN/oneflow-run" "$BF16/cpu" "${bf16_inputs[@]}" --output-dir "$BF16/cpu-out" \
+  --quiet >/dev/null
+env "${run_env[@]}" "$BIN/oneflow-run" "$BF16/cuda" "${bf16_inputs[@]}" \
+  --output-dir "$BF16/cuda-out" --quiet >/dev/null
+bf16_result="skipped (stand-ins)"
+if ((!STANDIN)); then
+  if bf16_result=$("$PY" "$ROOT/scripts/gpu_check.py" bf16-compare "$BF16" \
+    "$BF16/cuda-out" "$BF16/cpu-out"); then
+    echo "$bf16_result"
+  else
+    echo "$bf16_result"
+    echo "gpu-check: bf16 products MISMATCH" >&2
+    exit 1
+  fi
+fi
+
 check gpt \
   "$TORCH/gpt_opset17.onnx --train --label=targets --optimizer=adamw --lr=1e-3" \
   "--data tokens=$OUT/tokens.npy --data targets=$OUT/targets.npy"
@@ -169,6 +197,9 @@ by oneflow-cuda-gemm-bench; share = alone / in step.
 |---|---|---|---|---|---|---|---|---|
 EOF
 printf '%s\n' "${summary[@]}"
+echo
+echo "bf16 products (cuBLASLt, f32 accumulation):"
+echo "$bf16_result"
 if ((STANDIN)); then
   echo "(stand-in run: plumbing only, numbers are meaningless)"
 fi

@@ -16,6 +16,15 @@
       products) or "kernel" (whole KERNEL firings: the GPU's busy time).
   gpu_check.py one-step TIMES.jsonl OUT
       The "matmul" records of one step (the last) for oneflow-cuda-gemm-bench.
+  gpu_check.py bf16-data DIR
+      Inputs a, b, p, q (.npy, f32 values that bf16 holds exactly) of
+      test/Codegen/CUDA/Inputs/bf16-products.mlir.
+  gpu_check.py bf16-compare DATA GPU CPU
+      The bf16 products y = a b^T and z = p q of the CUDA plan's outputs
+      (directory GPU, cuBLASLt bf16 GEMMs, f32 accumulation) against the
+      exact products (float64): within half a bf16 unit plus f32 rounding
+      of the sum; and against the CPU plan's (CPU, widened f32 GEMMs):
+      within one bf16 unit. Prints the largest errors; exits 1 on a miss.
 """
 import json
 import re
@@ -95,9 +104,51 @@ def one_step(args):
                 out.write(r["shape"] + "\n")
 
 
+def to_bf16(x):
+    """float32 values rounded to bf16 (nearest even), as float32."""
+    import numpy as np
+    bits = np.asarray(x, np.float32).view(np.uint32).astype(np.uint64)
+    bits = (bits + 0x7FFF + ((bits >> 16) & 1)) >> 16 << 16
+    return bits.astype(np.uint32).view(np.float32)
+
+
+def bf16_data(args):
+    import numpy as np
+    rng = np.random.default_rng(7)
+    shapes = {"a": (64, 256), "b": (96, 256), "p": (4, 32, 64),
+              "q": (4, 64, 48)}
+    for name, shape in shapes.items():
+        np.save(f"{args[0]}/{name}.npy",
+                to_bf16(rng.standard_normal(shape).astype(np.float32)))
+
+
+def bf16_compare(args):
+    import numpy as np
+    data, gpu, cpu = args
+    x = {n: np.load(f"{data}/{n}.npy").astype(np.float64) for n in "abpq"}
+    exact = {"y": (x["a"] @ x["b"].T, np.abs(x["a"]) @ np.abs(x["b"]).T),
+             "z": (x["p"] @ x["q"], np.abs(x["p"]) @ np.abs(x["q"]))}
+    ok = True
+    for name, (ref, magnitude) in exact.items():
+        g = np.load(f"{gpu}/{name}.npy").astype(np.float64)
+        c = np.load(f"{cpu}/{name}.npy").astype(np.float64)
+        # Half a bf16 unit of the result, plus f32 sums' rounding.
+        tol = 2.0 ** -8 * np.abs(ref) + 2.0 ** -20 * magnitude
+        exact_err = np.max(np.abs(g - ref) - tol)
+        unit = 2.0 ** -7 * np.maximum(np.abs(g), np.abs(c)) + 1e-30
+        cpu_units = np.max(np.abs(g - c) / unit)
+        good = exact_err <= 0 and cpu_units <= 1
+        ok &= good
+        print(f"bf16 {name}: max |gpu - exact| - tolerance {exact_err:.3g}, "
+              f"max |gpu - cpu| {cpu_units:.2f} bf16 units: "
+              f"{'ok' if good else 'MISMATCH'}")
+    sys.exit(0 if ok else 1)
+
+
 if __name__ == "__main__":
     commands = {"flops": flops, "step-ms": step_ms, "gpu-ms": gpu_ms,
-                "one-step": one_step}
+                "one-step": one_step, "bf16-data": bf16_data,
+                "bf16-compare": bf16_compare}
     if len(sys.argv) < 2 or sys.argv[1] not in commands:
         sys.exit(__doc__)
     commands[sys.argv[1]](sys.argv[2:])

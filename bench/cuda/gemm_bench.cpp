@@ -137,7 +137,7 @@ bool parse(const std::string &line, MatmulShape &s, std::string &error) {
     s.k = number(f, "k", 0);
     s.transposeA = number(f, "transb", 0);
     s.transposeB = number(f, "transa", 0);
-    s.dtype = f["type"] == "f64" ? DType::F64 : DType::F32;
+    s.dtype = dtypeNamed(f["type"]);
     s.batch = number(f, "batch", 1);
     s.strideA = s.batch > 1 ? s.m * s.k : 0;
     s.strideB = s.batch > 1 ? s.k * s.n : 0;
@@ -149,7 +149,7 @@ bool parse(const std::string &line, MatmulShape &s, std::string &error) {
     s.k = number(f, "k", 0);
     s.transposeA = number(f, "transposeA", 0);
     s.transposeB = number(f, "transposeB", 0);
-    s.dtype = f["dtype"] == "f64" ? DType::F64 : DType::F32;
+    s.dtype = dtypeNamed(f["dtype"]);
     s.batch = number(f, "batch", 1);
     s.strideA = number(f, "strideA", s.batch > 1 ? s.m * s.k : 0);
     s.strideB = number(f, "strideB", s.batch > 1 ? s.k * s.n : 0);
@@ -165,8 +165,8 @@ bool parse(const std::string &line, MatmulShape &s, std::string &error) {
 
 std::string describe(const MatmulShape &s) {
   std::ostringstream os;
-  os << "dtype=" << (s.dtype == DType::F32 ? "f32" : "f64") << " m=" << s.m
-     << " n=" << s.n << " k=" << s.k << " transposeA=" << s.transposeA
+  os << "dtype=" << dtypeName(s.dtype) << " m=" << s.m << " n=" << s.n
+     << " k=" << s.k << " transposeA=" << s.transposeA
      << " transposeB=" << s.transposeB << " batch=" << s.batch
      << " strideA=" << s.strideA << " strideB=" << s.strideB
      << " epilogue=" << epilogueName(s.epilogue)
@@ -289,7 +289,7 @@ int main(int argc, char **argv) {
   double totalMs = 0, totalFlops = 0;
   int64_t products = 0;
   for (auto &[s, count] : shapes) {
-    size_t element = s.dtype == DType::F32 ? 4 : 8;
+    size_t element = elementBytes(s.dtype);
     // The aux epilogues' aux, rows of ld elements (bits for the ReLU mask:
     // more than it needs).
     int64_t elements[] = {
@@ -304,12 +304,27 @@ int main(int argc, char **argv) {
       // Values in [-1, 1]: zeros would let the GPU draw less power.
       std::vector<double> f64(s.dtype == DType::F64 ? elements[b] : 0);
       std::vector<float> f32(s.dtype == DType::F32 ? elements[b] : 0);
+      bool low = s.dtype == DType::BF16 || s.dtype == DType::F16;
+      std::vector<uint16_t> bits(low ? elements[b] : 0);
       for (double &x : f64)
         x = uniform(random);
       for (float &x : f32)
         x = uniform(random);
-      const void *host =
-          f64.empty() ? static_cast<const void *>(f32.data()) : f64.data();
+      for (uint16_t &x : bits) {
+        float value = uniform(random);
+        if (s.dtype == DType::F16) {
+          _Float16 half = _Float16(value);
+          std::memcpy(&x, &half, 2);
+        } else {
+          uint32_t wide;
+          std::memcpy(&wide, &value, 4);
+          x = uint16_t(wide >> 16);
+        }
+      }
+      const void *host = !f64.empty() ? static_cast<const void *>(f64.data())
+                         : !bits.empty()
+                             ? static_cast<const void *>(bits.data())
+                             : f32.data();
       check(device->copyToDevice(buffers[b], host, bytes, stream));
     }
     DevicePtr bias = s.epilogue == Epilogue::None ? 0 : buffers[3];

@@ -37,11 +37,15 @@ constexpr llvm::StringLiteral kBufferizationPipeline =
 
 /// The CUDA backend's bufferization (also for --gpu-kernels-on-cpu): the
 /// above, with oneflow-fold-gemm-tensor-epilogues before
-/// oneflow-approximate-math (it reads erf and tanh unexpanded).
-inline std::string cudaBufferizationPipeline() {
+/// oneflow-approximate-math (it reads erf and tanh unexpanded), and with
+/// `lowPrecisionGemms` (a GPU's, not the CPU library's) bf16/f16 products
+/// as GEMM calls.
+inline std::string cudaBufferizationPipeline(bool lowPrecisionGemms) {
   std::string pipeline = kBufferizationPipeline.str();
   pipeline.insert(pipeline.find("oneflow-approximate-math,"),
                   "oneflow-fold-gemm-tensor-epilogues,");
+  if (lowPrecisionGemms)
+    pipeline.insert(pipeline.find(','), "{low-precision-gemms}");
   return pipeline;
 }
 

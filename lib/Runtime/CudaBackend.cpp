@@ -193,11 +193,10 @@ private:
     }
     void beforeMatmul(const cuda::MatmulShape &s) override {
       std::ostringstream shape;
-      shape << "dtype=" << (s.dtype == cuda::DType::F32 ? "f32" : "f64")
-            << " m=" << s.m << " n=" << s.n << " k=" << s.k
-            << " transposeA=" << s.transposeA << " transposeB=" << s.transposeB
-            << " batch=" << s.batch << " strideA=" << s.strideA
-            << " strideB=" << s.strideB
+      shape << "dtype=" << cuda::dtypeName(s.dtype) << " m=" << s.m
+            << " n=" << s.n << " k=" << s.k << " transposeA=" << s.transposeA
+            << " transposeB=" << s.transposeB << " batch=" << s.batch
+            << " strideA=" << s.strideA << " strideB=" << s.strideB
             << " epilogue=" << cuda::epilogueName(s.epilogue)
             << " accumulate=" << s.accumulate;
       begin("matmul", shape.str());

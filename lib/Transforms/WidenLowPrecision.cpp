@@ -10,6 +10,14 @@
 // and kept tensors keep their size. A bias added to a product is added
 // before the rounding, as a GEMM epilogue does.
 //
+// On CUDA plans (keep-products) matmul and batch_matmul are left in the low
+// type: cuBLASLt runs them as bf16/f16 GEMMs with f32 accumulation (twice
+// the TF32 rate of a widened product on an A100, and no casts) and rounds
+// the result once, as the widened op would. The result stays in the low
+// type rather than f32 so the graph's values and registers are the same as
+// on CPU plans; a bias add is then the GEMM's accumulation into the
+// broadcast bias (the _acc call), also rounded once.
+//
 //===----------------------------------------------------------------------===//
 
 #include "oneflow/Dialect/OneFlow/OneFlowDialect.h"
@@ -85,9 +93,13 @@ SmallVector<CastOp> widen(Operation *op, OpBuilder &builder) {
 
 struct WidenLowPrecisionPass
     : public oneflow::impl::WidenLowPrecisionBase<WidenLowPrecisionPass> {
+  using WidenLowPrecisionBase::WidenLowPrecisionBase;
+
   void runOnOperation() override {
     SmallVector<Operation *> work;
     getOperation().walk([&](Operation *op) {
+      if (keepProducts && isa<MatmulOp, BatchMatmulOp>(op))
+        return;
       if (accumulates(op) && (llvm::any_of(op->getOperandTypes(), isLowFloat) ||
                               llvm::any_of(op->getResultTypes(), isLowFloat)))
         work.push_back(op);

@@ -550,8 +550,11 @@ static LogicalResult addPlanPasses(PassManager &pm, ModuleOp module,
     split.matchReceiveOrder = device == "cuda";
     pm.addPass(oneflow::createSbpPipelineSplit(split));
   }
-  // bf16/f16 products and reductions accumulate in f32.
-  pm.addPass(oneflow::createWidenLowPrecision());
+  // bf16/f16 products and reductions accumulate in f32; CUDA plans leave
+  // the products to cuBLASLt's low-precision GEMMs, which do so themselves.
+  oneflow::WidenLowPrecisionOptions widen;
+  widen.keepProducts = device == "cuda";
+  pm.addPass(oneflow::createWidenLowPrecision(widen));
   if (bucketMbOption < 0) {
     llvm::errs() << "error: --bucket-mb must be >= 0\n";
     return failure();

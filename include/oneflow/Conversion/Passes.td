@@ -25,6 +25,13 @@ def ConvertOneFlowToLinalg : Pass<"convert-oneflow-to-linalg", "ModuleOp"> {
     "::mlir::scf::SCFDialect",
     "::mlir::tensor::TensorDialect",
   ];
+  let options = [
+    Option<"lowPrecisionGemms", "low-precision-gemms", "bool",
+           /*default=*/"false",
+           "bf16/f16 matmul and batch_matmul call the kernel library's "
+           "_bf16/_f16 GEMMs (CUDA: cuBLASLt with f32 accumulation) instead "
+           "of linalg.matmul">,
+  ];
 }
 
 #endif // ONEFLOW_CONVERSION_PASSES_TD

@@ -333,7 +333,17 @@ def WidenLowPrecision : Pass<"oneflow-widen-low-precision", "ModuleOp"> {
     accumulation), lets the CPU call the f32 BLAS, and keeps long sums
     accurate. Values between ops keep the low type, so activations,
     messages and kept tensors keep their size.
+
+    With `keep-products` (CUDA plans) the products (matmul, batch_matmul)
+    keep their bf16/f16 operands and result: cuBLASLt multiplies them on
+    the tensor cores at the low type's rate, accumulates in f32 and rounds
+    the result once, as the widened op does.
   }];
+  let options = [
+    Option<"keepProducts", "keep-products", "bool", /*default=*/"false",
+           "Leave bf16/f16 products to a GEMM that accumulates in f32 "
+           "(CUDA plans)">,
+  ];
 }
 
 def Recompute : Pass<"oneflow-recompute", "ModuleOp"> {

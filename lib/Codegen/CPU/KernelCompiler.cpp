@@ -157,8 +157,9 @@ LogicalResult mlir::oneflow::compileKernels(ModuleOp source,
   OwningOpRef<ModuleOp> module = extractKernels(source, names);
 
   if (failed(runKernelPipeline(*module,
-                               gpuKernelsOnCpu ? cudaBufferizationPipeline()
-                                               : kBufferizationPipeline.str(),
+                               gpuKernelsOnCpu
+                                   ? cudaBufferizationPipeline(false)
+                                   : kBufferizationPipeline.str(),
                                source)))
     return failure();
   markBuffersNoAlias(*module);

@@ -207,7 +207,8 @@ mlir::oneflow::compileCudaKernels(ModuleOp source, StringRef fatbinPath,
 
   SmallVector<std::string> names;
   OwningOpRef<ModuleOp> module = extractKernels(source, names);
-  if (failed(runKernelPipeline(*module, cudaBufferizationPipeline(), anchor)) ||
+  if (failed(runKernelPipeline(*module, cudaBufferizationPipeline(true),
+                               anchor)) ||
       failed(runKernelPipeline(*module,
                                "oneflow-fold-gemm-epilogues,"
                                "convert-linalg-to-parallel-loops,"

@@ -1,7 +1,8 @@
 //===- Linalg.cpp - Matmul and convolutions -------------------------------===//
 //
 // f32/f64 matmuls and convolutions call the OneFlow kernel library (BLAS
-// GEMM; convolutions as im2col + GEMM); other element types use
+// GEMM; convolutions as im2col + GEMM), and so do bf16/f16 matmuls of CUDA
+// plans (cuBLASLt, f32 accumulation); other element types use
 // linalg.matmul on materialized transposes. The products with aux
 // epilogues (CUDA plans) are one library call each.
 //
@@ -59,13 +60,15 @@ void replaceByGemm(ConversionPatternRewriter &rewriter, Operation *op,
 }
 
 struct MatmulLowering : public OpConversionPattern<MatmulOp> {
-  using OpConversionPattern::OpConversionPattern;
+  MatmulLowering(MLIRContext *context, bool lowPrecision)
+      : OpConversionPattern(context), lowPrecision(lowPrecision) {}
+  bool lowPrecision;
   LogicalResult
   matchAndRewrite(MatmulOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     RankedTensorType resultType = op.getC().getType();
-    StringRef suffix = blasSuffix(resultType.getElementType());
+    StringRef suffix = gemmSuffix(resultType.getElementType(), lowPrecision);
     Value a = adaptor.getA(), b = adaptor.getB();
     int64_t m = resultType.getDimSize(0), n = resultType.getDimSize(1);
     int64_t k = op.getTransposeA() ? typeOf(a).getDimSize(0)
@@ -102,16 +105,19 @@ Value broadcastTo(OpBuilder &b, Location loc, Value value,
 }
 
 struct BatchMatmulLowering : public OpConversionPattern<BatchMatmulOp> {
-  using OpConversionPattern::OpConversionPattern;
+  BatchMatmulLowering(MLIRContext *context, bool lowPrecision)
+      : OpConversionPattern(context), lowPrecision(lowPrecision) {}
+  bool lowPrecision;
   LogicalResult
   matchAndRewrite(BatchMatmulOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     RankedTensorType resultType = op.getC().getType();
-    StringRef suffix = blasSuffix(resultType.getElementType());
+    StringRef suffix = gemmSuffix(resultType.getElementType(), lowPrecision);
     if (suffix.empty())
       return rewriter.notifyMatchFailure(
-          op, "batch_matmul is lowered for f32 and f64 only");
+          op, "batch_matmul is lowered for f32 and f64 (and, on CUDA, bf16 "
+              "and f16) only");
     Value a = adaptor.getA(), b = adaptor.getB();
     int64_t rank = resultType.getRank();
     ArrayRef<int64_t> batchShape = resultType.getShape().drop_back(2);
@@ -241,8 +247,11 @@ struct MatmulActGradLowering : public OpConversionPattern<MatmulActGradOp> {
 
 } // namespace
 
-void lowering::populateLinalgPatterns(RewritePatternSet &patterns) {
-  patterns.add<MatmulLowering, BatchMatmulLowering, ConvLowering<Conv2DOp>,
-               ConvLowering<ConvTranspose2DOp>, MatmulActAuxLowering,
-               MatmulActGradLowering>(patterns.getContext());
+void lowering::populateLinalgPatterns(RewritePatternSet &patterns,
+                                      bool lowPrecisionGemms) {
+  patterns.add<MatmulLowering, BatchMatmulLowering>(patterns.getContext(),
+                                                    lowPrecisionGemms);
+  patterns.add<ConvLowering<Conv2DOp>, ConvLowering<ConvTranspose2DOp>,
+               MatmulActAuxLowering, MatmulActGradLowering>(
+      patterns.getContext());
 }

@@ -57,6 +57,14 @@ StringRef lowering::blasSuffix(Type type) {
   return "";
 }
 
+StringRef lowering::gemmSuffix(Type type, bool lowPrecision) {
+  if (lowPrecision && type.isBF16())
+    return "bf16";
+  if (lowPrecision && type.isF16())
+    return "f16";
+  return blasSuffix(type);
+}
+
 Value lowering::normalizedIndex(OpBuilder &b, Location loc, Value index,
                                 int64_t size) {
   Value i = arith::IndexCastOp::create(b, loc, b.getIndexType(), index);
@@ -482,6 +490,8 @@ struct ConstantLowering : public OpConversionPattern<ConstantOp> {
 struct ConvertOneFlowToLinalgPass
     : public oneflow::impl::ConvertOneFlowToLinalgBase<
           ConvertOneFlowToLinalgPass> {
+  using ConvertOneFlowToLinalgBase::ConvertOneFlowToLinalgBase;
+
   void runOnOperation() override {
     MLIRContext *context = &getContext();
     ConversionTarget target(*context);
@@ -495,7 +505,7 @@ struct ConvertOneFlowToLinalgPass
     RewritePatternSet patterns(context);
     patterns.add<ConstantLowering>(context);
     populateElementwisePatterns(patterns);
-    populateLinalgPatterns(patterns);
+    populateLinalgPatterns(patterns, lowPrecisionGemms);
     populateReductionPatterns(patterns);
     populateDataMovementPatterns(patterns);
     populateGradientPatterns(patterns);

@@ -38,6 +38,9 @@ SmallVector<int64_t> batchNormAxes(int64_t rank);
 
 /// The library suffix of a BLAS element type, or "" when BLAS has none.
 StringRef blasSuffix(Type type);
+/// The suffix of a product's GEMM: blasSuffix's, and with `lowPrecision`
+/// (CUDA: cuBLASLt, f32 accumulation) "bf16" and "f16" too.
+StringRef gemmSuffix(Type type, bool lowPrecision);
 
 /// An index operand (any integer type) as an in-range `index`: negative
 /// values count from the end, out-of-range values clamp (reading outside a
@@ -127,7 +130,10 @@ SmallVector<Value> buildLibraryCall(OpBuilder &b, Location loc,
 std::pair<Operation *, Value> biasAddOf(Value product);
 
 void populateElementwisePatterns(RewritePatternSet &patterns);
-void populateLinalgPatterns(RewritePatternSet &patterns);
+/// `lowPrecisionGemms`: bf16/f16 matmul and batch_matmul call _bf16/_f16
+/// GEMMs (see gemmSuffix).
+void populateLinalgPatterns(RewritePatternSet &patterns,
+                            bool lowPrecisionGemms);
 void populateReductionPatterns(RewritePatternSet &patterns);
 void populateDataMovementPatterns(RewritePatternSet &patterns);
 void populateGradientPatterns(RewritePatternSet &patterns);

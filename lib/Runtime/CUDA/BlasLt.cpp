@@ -104,10 +104,24 @@ bool usesBias(Epilogue epilogue) {
 /// aligned, scratch buffers 256.
 constexpr uintptr_t kAuxAlignment = 64;
 
+cudaDataType dataType(DType dtype) {
+  switch (dtype) {
+  case DType::F32:
+    return CUDA_R_32F;
+  case DType::F64:
+    return CUDA_R_64F;
+  case DType::BF16:
+    return CUDA_R_16BF;
+  case DType::F16:
+    return CUDA_R_16F;
+  }
+  return CUDA_R_32F;
+}
+
 std::string describe(const MatmulShape &s) {
   std::ostringstream os;
-  os << (s.dtype == DType::F32 ? "f32" : "f64") << " product m=" << s.m
-     << " n=" << s.n << " k=" << s.k << " transposeA=" << s.transposeA
+  os << dtypeName(s.dtype) << " product m=" << s.m << " n=" << s.n
+     << " k=" << s.k << " transposeA=" << s.transposeA
      << " transposeB=" << s.transposeB;
   if (s.batch != 1)
     os << " batch=" << s.batch << " strideA=" << s.strideA
@@ -150,6 +164,31 @@ Status setAttribute(const CublasLt &lt, cublasLtMatrixLayout_t layout,
   } while (false)
 
 } // namespace
+
+const char *dtypeName(DType dtype) {
+  switch (dtype) {
+  case DType::F32:
+    return "f32";
+  case DType::F64:
+    return "f64";
+  case DType::BF16:
+    return "bf16";
+  case DType::F16:
+    return "f16";
+  }
+  return "?";
+}
+
+DType dtypeNamed(const std::string &name) {
+  for (DType dtype : {DType::F64, DType::BF16, DType::F16})
+    if (name == dtypeName(dtype))
+      return dtype;
+  return DType::F32;
+}
+
+size_t elementBytes(DType dtype) {
+  return dtype == DType::F64 ? 8 : dtype == DType::F32 ? 4 : 2;
+}
 
 const char *epilogueName(Epilogue epilogue) {
   switch (epilogue) {
@@ -262,13 +301,19 @@ Status BlasLt::Impl::layout(cublasLtMatrixLayout_t *result, cudaDataType type,
 }
 
 Status BlasLt::Impl::build(const MatmulShape &s, Plan &plan) {
-  bool f32 = s.dtype == DType::F32;
-  cudaDataType type = f32 ? CUDA_R_32F : CUDA_R_64F;
-  cublasComputeType_t compute =
-      f32 ? (tf32 ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F)
-          : CUBLAS_COMPUTE_64F;
+  cudaDataType type = dataType(s.dtype);
+  // bf16/f16: the tensor cores' products summed in f32 (alpha and beta
+  // f32), as CUBLAS_COMPUTE_32F with 16-bit A/B/C/D is documented to do.
+  cublasComputeType_t compute = CUBLAS_COMPUTE_32F;
+  cudaDataType scale = CUDA_R_32F;
+  if (s.dtype == DType::F32 && tf32)
+    compute = CUBLAS_COMPUTE_32F_FAST_TF32;
+  if (s.dtype == DType::F64) {
+    compute = CUBLAS_COMPUTE_64F;
+    scale = CUDA_R_64F;
+  }
   ONEFLOW_LT_CHECK(lt, "cublasLtMatmulDescCreate",
-                   matmulDescCreate(&plan.desc, compute, type));
+                   matmulDescCreate(&plan.desc, compute, scale));
   // Swapped operands (see the file comment).
   ONEFLOW_RETURN_IF_ERROR(setAttribute(
       lt, plan.desc, CUBLASLT_MATMUL_DESC_TRANSA,
@@ -418,7 +463,7 @@ Status BlasLt::matmul(const MatmulShape &shape, DevicePtr a, DevicePtr b,
                      ": bias gradients are for one f32 product into c");
   // An empty sum: c is 0 (or stays), and so is a bias gradient (and an
   // activation's gradient of it); not every algorithm takes k = 0.
-  size_t element = shape.dtype == DType::F32 ? 4 : 8;
+  size_t element = elementBytes(shape.dtype);
   bool zeroGradient =
       isBiasGradient(shape.epilogue) || isActivationGradient(shape.epilogue);
   if (shape.k <= 0 && zeroGradient && usesBias(shape.epilogue)) {
@@ -467,9 +512,10 @@ Status BlasLt::matmul(const MatmulShape &shape, DevicePtr a, DevicePtr b,
   }
   float alpha32 = 1, beta32 = shape.accumulate ? 1 : 0;
   double alpha64 = 1, beta64 = shape.accumulate ? 1 : 0;
-  bool f32 = shape.dtype == DType::F32;
-  const void *alpha = f32 ? static_cast<const void *>(&alpha32) : &alpha64;
-  const void *beta = f32 ? static_cast<const void *>(&beta32) : &beta64;
+  // The scale type: f64 for f64 products, f32 for the others.
+  bool f64 = shape.dtype == DType::F64;
+  const void *alpha = f64 ? static_cast<const void *>(&alpha64) : &alpha32;
+  const void *beta = f64 ? static_cast<const void *>(&beta64) : &beta32;
   void *cPointer = reinterpret_cast<void *>(c);
   cublasStatus_t status = lt.matmul(
       impl->handle, plan.desc, alpha, reinterpret_cast<const void *>(b), plan.a,

@@ -14,7 +14,12 @@
 extern "C" {
 typedef CUstream cudaStream_t;
 
-typedef enum cudaDataType_t { CUDA_R_32F = 0, CUDA_R_64F = 1 } cudaDataType;
+typedef enum cudaDataType_t {
+  CUDA_R_32F = 0,
+  CUDA_R_64F = 1,
+  CUDA_R_16F = 2,
+  CUDA_R_16BF = 14,
+} cudaDataType;
 
 typedef enum {
   CUBLAS_STATUS_SUCCESS = 0,

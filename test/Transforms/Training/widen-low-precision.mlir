@@ -1,4 +1,5 @@
 // RUN: oneflow-opt %s --oneflow-widen-low-precision | FileCheck %s
+// RUN: oneflow-opt %s --oneflow-widen-low-precision=keep-products | FileCheck %s --check-prefix=KEEP
 
 // bf16 products and reductions compute in f32: operands widened, one
 // rounding per result. A bias added to a product joins it before that
@@ -29,3 +30,16 @@ func.func @main(%x: tensor<4x16xbf16> {onnx.name = "x"}, %y: tensor<4x16xf32> {o
   %z = oneflow.matmul %y, %w : (tensor<4x16xf32>, tensor<16x16xf32>) -> tensor<4x16xf32>
   return %s, %z : tensor<16xbf16>, tensor<4x16xf32>
 }
+
+// CUDA plans (keep-products): the product keeps its bf16 operands and
+// result (cuBLASLt's bf16 GEMM accumulates in f32 itself): no cast around
+// it, and the bias add stays bf16 (the GEMM accumulates into the bias);
+// the reduction is widened as before.
+// KEEP-LABEL: func.func @main(
+// KEEP-NOT: tensor<4x16xf32> to tensor<4x16xbf16>
+// KEEP: %[[P:.*]] = oneflow.matmul %arg0, %{{.*}} : (tensor<4x16xbf16>, tensor<16x16xbf16>) -> tensor<4x16xbf16>
+// KEEP-NEXT: %[[PB:.*]] = oneflow.add %[[P]], %{{.*}} : (tensor<4x16xbf16>, tensor<16xbf16>) -> tensor<4x16xbf16>
+// KEEP-NEXT: %[[R:.*]] = oneflow.relu %[[PB]] : tensor<4x16xbf16>
+// KEEP-NEXT: %[[RW:.*]] = oneflow.cast %[[R]] : tensor<4x16xbf16> to tensor<4x16xf32>
+// KEEP-NEXT: oneflow.reduce_sum %[[RW]] {{.*}} -> tensor<16xf32>
+// KEEP: oneflow.matmul %arg1, %{{.*}} : (tensor<4x16xf32>, tensor<16x16xf32>) -> tensor<4x16xf32>

@@ -192,6 +192,103 @@ TEST_F(CudaKernelABITest, BatchGemmMatchesCpu) {
             std::string::npos);
 }
 
+/// bf16 / f16 bits of `value`, rounded to nearest even.
+uint16_t toLowBits(float value, bool bf16) {
+  uint16_t bits;
+  if (!bf16) {
+    _Float16 half = _Float16(value);
+    std::memcpy(&bits, &half, 2);
+    return bits;
+  }
+  uint32_t wide;
+  std::memcpy(&wide, &value, 4);
+  wide += 0x7fff + ((wide >> 16) & 1);
+  return uint16_t(wide >> 16);
+}
+
+float fromLowBits(uint16_t bits, bool bf16) {
+  if (!bf16) {
+    _Float16 half;
+    std::memcpy(&half, &bits, 2);
+    return float(half);
+  }
+  uint32_t wide = uint32_t(bits) << 16;
+  float value;
+  std::memcpy(&value, &wide, 4);
+  return value;
+}
+
+// The 16-bit products (CUDA plans' bf16 / f16 matmuls): the f32 product of
+// the same (exactly widened) operands, rounded once to the low type; with
+// _acc, c's 16-bit values are added before that rounding. The stand-in
+// takes them only with CUBLAS_COMPUTE_32F and an f32 scale type.
+TEST_F(CudaKernelABITest, LowPrecisionGemmAccumulatesInF32) {
+  for (bool bf16 : {true, false})
+    for (bool accumulate : {false, true})
+      for (bool ta : {false, true}) {
+        int64_t batch = 2, m = 5, n = 6, k = 64;
+        std::vector<float> a = random<float>(batch * m * k, 11),
+                           b = random<float>(batch * k * n, 12),
+                           c = random<float>(batch * m * n, 13);
+        std::vector<uint16_t> la, lb, lc;
+        for (std::vector<float> *values : {&a, &b, &c})
+          for (float &value : *values)
+            value = fromLowBits(toLowBits(value, bf16), bf16);
+        for (float value : a)
+          la.push_back(toLowBits(value, bf16));
+        for (float value : b)
+          lb.push_back(toLowBits(value, bf16));
+        for (float value : c)
+          lc.push_back(toLowBits(value, bf16));
+        std::vector<float> expected = c;
+        oneflow_batch_gemm_acc_f32(address(a), address(b), address(expected),
+                                   batch, m, n, k, ta, false, m * k, k * n);
+        if (!accumulate) {
+          std::vector<float> zero(batch * m * n, 0);
+          expected = zero;
+          oneflow_batch_gemm_acc_f32(address(a), address(b), address(expected),
+                                     batch, m, n, k, ta, false, m * k, k * n);
+        }
+        DevicePtr da = upload(la), db = upload(lb), dc = upload(lc);
+        auto batched = bf16 ? (accumulate ? oneflow_cuda_batch_gemm_acc_bf16
+                                          : oneflow_cuda_batch_gemm_bf16)
+                            : (accumulate ? oneflow_cuda_batch_gemm_acc_f16
+                                          : oneflow_cuda_batch_gemm_f16);
+        batched(da, db, dc, batch, m, n, k, ta, false, m * k, k * n);
+        expectNoError();
+        std::vector<uint16_t> got = download<uint16_t>(dc, lc.size());
+        std::string what = std::string(bf16 ? "bf16" : "f16") + " acc" +
+                           std::to_string(accumulate) + " ta" +
+                           std::to_string(ta);
+        // Rounded once: within one unit in the last place of the low type
+        // (the f32 reference sums in another order).
+        double ulp = bf16 ? 0x1p-7 : 0x1p-10;
+        for (size_t i = 0; i < got.size(); ++i)
+          ASSERT_NEAR(fromLowBits(got[i], bf16), expected[i],
+                      ulp * std::fabs(expected[i]) + 1e-6)
+              << what << " at " << i;
+        // The plain product: the first batch's matrix.
+        DevicePtr dd = upload(lc);
+        auto plain = bf16 ? (accumulate ? oneflow_cuda_gemm_acc_bf16
+                                        : oneflow_cuda_gemm_bf16)
+                          : (accumulate ? oneflow_cuda_gemm_acc_f16
+                                        : oneflow_cuda_gemm_f16);
+        plain(da, db, dd, m, n, k, ta, false);
+        expectNoError();
+        got = download<uint16_t>(dd, m * n);
+        for (int64_t i = 0; i < m * n; ++i)
+          ASSERT_NEAR(fromLowBits(got[i], bf16), expected[i],
+                      ulp * std::fabs(expected[i]) + 1e-6)
+              << what << " (one matrix) at " << i;
+      }
+  std::vector<std::string> calls = logLinesWith("cublasLtMatmul stream=");
+  ASSERT_EQ(calls.size(), 16u);
+  EXPECT_NE(calls[0].find("type=bf16 compute=68 "), std::string::npos)
+      << calls[0];
+  EXPECT_NE(calls.back().find("type=f16 compute=68 "), std::string::npos)
+      << calls.back();
+}
+
 TEST_F(CudaKernelABITest, GemmEpiloguesMatchCpu) {
   int64_t m = 6, n = 5, k = 7;
   for (bool ta : {false, true})
@@ -644,16 +741,26 @@ TEST(CudaKernelABI, NoContextIsNotACrash) {
 
 TEST(CudaKernelABI, SymbolsAreExported) {
   // What a CUDA plan's kernels.so needs from the executable.
-  for (const char *symbol :
-       {"oneflow_cuda_launch", "oneflow_cuda_alloc", "oneflow_cuda_free",
-        "oneflow_cuda_gemm_f32", "oneflow_cuda_gemm_acc_f64",
-        "oneflow_cuda_batch_gemm_f32", "oneflow_cuda_batch_gemm_acc_f64",
-        "oneflow_cuda_gemm_bias_gelu_f32", "oneflow_cuda_gemm_bgrad_a_f32",
-        "oneflow_cuda_gemm_bgrad_b_f32", "oneflow_cuda_gemm_bias_relu_aux_f32",
-        "oneflow_cuda_gemm_bias_gelu_aux_f32", "oneflow_cuda_gemm_drelu_f32",
-        "oneflow_cuda_gemm_drelu_bgrad_f32", "oneflow_cuda_gemm_dgelu_f32",
-        "oneflow_cuda_gemm_dgelu_bgrad_f32", "oneflow_cuda_conv2d_f64",
-        "oneflow_cuda_conv_transpose2d_f32"})
+  for (const char *symbol : {"oneflow_cuda_launch",
+                             "oneflow_cuda_alloc",
+                             "oneflow_cuda_free",
+                             "oneflow_cuda_gemm_f32",
+                             "oneflow_cuda_gemm_acc_f64",
+                             "oneflow_cuda_batch_gemm_f32",
+                             "oneflow_cuda_batch_gemm_acc_f64",
+                             "oneflow_cuda_gemm_bf16",
+                             "oneflow_cuda_batch_gemm_acc_f16",
+                             "oneflow_cuda_gemm_bias_gelu_f32",
+                             "oneflow_cuda_gemm_bgrad_a_f32",
+                             "oneflow_cuda_gemm_bgrad_b_f32",
+                             "oneflow_cuda_gemm_bias_relu_aux_f32",
+                             "oneflow_cuda_gemm_bias_gelu_aux_f32",
+                             "oneflow_cuda_gemm_drelu_f32",
+                             "oneflow_cuda_gemm_drelu_bgrad_f32",
+                             "oneflow_cuda_gemm_dgelu_f32",
+                             "oneflow_cuda_gemm_dgelu_bgrad_f32",
+                             "oneflow_cuda_conv2d_f64",
+                             "oneflow_cuda_conv_transpose2d_f32"})
     EXPECT_NE(::dlsym(RTLD_DEFAULT, symbol), nullptr) << symbol;
 }
 

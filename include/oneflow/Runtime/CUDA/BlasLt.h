@@ -4,7 +4,9 @@
 // workspace, and per product shape the descriptors and the algorithm the
 // heuristic chose, built once. Operands are row-major like the CPU kernel
 // library's; f32 runs with CUBLAS_COMPUTE_32F (exact fp32, unless
-// ONEFLOW_CUDA_TF32=1 allows TF32), f64 with CUBLAS_COMPUTE_64F.
+// ONEFLOW_CUDA_TF32=1 allows TF32), f64 with CUBLAS_COMPUTE_64F, bf16 and
+// f16 (A, B, C and D of that type, on the tensor cores) with
+// CUBLAS_COMPUTE_32F and f32 alpha/beta: f32 accumulation, D rounded once.
 //
 //===----------------------------------------------------------------------===//
 
@@ -17,7 +19,14 @@ namespace oneflow {
 namespace runtime {
 namespace cuda {
 
-enum class DType { F32, F64 };
+enum class DType { F32, F64, BF16, F16 };
+
+/// Bytes per element of `dtype`.
+size_t elementBytes(DType dtype);
+/// "f32", "f64", "bf16" or "f16".
+const char *dtypeName(DType dtype);
+/// The DType `dtypeName` names; F32 for anything else.
+DType dtypeNamed(const std::string &name);
 
 /// What cuBLASLt does besides the product. Bias*: the bias is one value per
 /// column of the row-major result, added before the activation (gelu in

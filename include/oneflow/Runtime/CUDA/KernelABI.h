@@ -35,7 +35,9 @@ ONEFLOW_CUDA_ABI void oneflow_cuda_free(void *pointer);
 
 /// The CPU kernel library's products and convolutions (lib/Kernels), same
 /// arguments, on the device: cuBLASLt and cuDNN. `_acc` products add onto
-/// the output's contents (beta = 1).
+/// the output's contents (beta = 1). The bf16/f16 products (CUDA plans
+/// only; the CPU library has none) take and write that type and
+/// accumulate in f32.
 #define ONEFLOW_CUDA_GEMM_ABI(SUFFIX)                                          \
   ONEFLOW_CUDA_ABI void oneflow_cuda_gemm_##SUFFIX(                           \
       int64_t a, int64_t b, int64_t c, int64_t m, int64_t n, int64_t k,        \
@@ -48,6 +50,10 @@ ONEFLOW_CUDA_GEMM_ABI(f32)
 ONEFLOW_CUDA_GEMM_ABI(f64)
 ONEFLOW_CUDA_GEMM_ABI(acc_f32)
 ONEFLOW_CUDA_GEMM_ABI(acc_f64)
+ONEFLOW_CUDA_GEMM_ABI(bf16)
+ONEFLOW_CUDA_GEMM_ABI(f16)
+ONEFLOW_CUDA_GEMM_ABI(acc_bf16)
+ONEFLOW_CUDA_GEMM_ABI(acc_f16)
 #undef ONEFLOW_CUDA_GEMM_ABI
 
 /// Products with a cuBLASLt epilogue: c = act(op(a) op(b) + bias), bias one

@@ -16,7 +16,9 @@
 // mask's leading dimension in bits, a multiple of 128, not the order of
 // the bits in a byte, which only its own epilogues read). The leading
 // dimensions, D's order (column-major only) and k (not 1 for DRELU /
-// DGELU, which NVIDIA's nvmath-python refuses) are checked.
+// DGELU, which NVIDIA's nvmath-python refuses) are checked. bf16 / f16
+// products (A, B, C and D of one 16-bit type, CUBLAS_COMPUTE_32F, f32
+// scale, no epilogue) sum exact products in double and round D once.
 //
 //===----------------------------------------------------------------------===//
 
@@ -26,6 +28,7 @@
 #include <cmath>
 #include <cstring>
 #include <type_traits>
+#include <vector>
 
 #define STANDIN_API extern "C" __attribute__((visibility("default")))
 
@@ -150,6 +153,52 @@ double toTf32(double x) {
   int exponent = 0;
   double fraction = std::frexp(x, &exponent);
   return std::ldexp(std::round(std::ldexp(fraction, 11)), exponent - 11);
+}
+
+bool isLow(cudaDataType type) {
+  return type == CUDA_R_16BF || type == CUDA_R_16F;
+}
+
+float fromLow(uint16_t bits, cudaDataType type) {
+  if (type == CUDA_R_16F) {
+    _Float16 half;
+    std::memcpy(&half, &bits, 2);
+    return float(half);
+  }
+  uint32_t wide = uint32_t(bits) << 16;
+  float value;
+  std::memcpy(&value, &wide, 4);
+  return value;
+}
+
+/// Rounded to nearest, ties to even.
+uint16_t toLow(float value, cudaDataType type) {
+  uint16_t bits;
+  if (type == CUDA_R_16F) {
+    _Float16 half = _Float16(value);
+    std::memcpy(&bits, &half, 2);
+    return bits;
+  }
+  uint32_t wide;
+  std::memcpy(&wide, &value, 4);
+  if (std::isnan(value))
+    return uint16_t((wide >> 16) | 0x40);
+  wide += 0x7fff + ((wide >> 16) & 1);
+  return uint16_t(wide >> 16);
+}
+
+/// The elements a layout spans.
+int64_t spanOf(const Layout &l) {
+  return (l.batchCount - 1) * l.batchStride +
+         l.ld * int64_t(l.order == CUBLASLT_ORDER_COL ? l.cols : l.rows);
+}
+
+std::vector<float> widened(const void *data, const Layout &l) {
+  std::vector<float> values(spanOf(l));
+  const auto *bits = static_cast<const uint16_t *>(data);
+  for (size_t i = 0; i < values.size(); ++i)
+    values[i] = fromLow(bits[i], l.type);
+  return values;
 }
 
 template <typename T>
@@ -421,10 +470,14 @@ cublasLtMatmul(cublasLtHandle_t handle, cublasLtMatmulDesc_t operation,
   int64_t m = ld.rows, n = ld.cols;
   int64_t k = transA ? la.rows : la.cols;
   cudaDataType type = ld.type;
-  bool typesMatch = la.type == type && lb.type == type && lc.type == type &&
-                    op.scale == type &&
-                    (type == CUDA_R_64F ? op.compute == CUBLAS_COMPUTE_64F
-                                        : op.compute != CUBLAS_COMPUTE_64F);
+  // 16-bit products: f32 compute and scale, no epilogue.
+  bool typesMatch =
+      la.type == type && lb.type == type && lc.type == type &&
+      op.scale == (type == CUDA_R_64F ? CUDA_R_64F : CUDA_R_32F) &&
+      (type == CUDA_R_64F ? op.compute == CUBLAS_COMPUTE_64F
+       : isLow(type)      ? op.compute == CUBLAS_COMPUTE_32F &&
+                           op.epilogue == CUBLASLT_EPILOGUE_DEFAULT
+                     : op.compute != CUBLAS_COMPUTE_64F);
   bool shapesMatch =
       int64_t(transA ? la.cols : la.rows) == m &&
       int64_t(transB ? lb.rows : lb.cols) == n &&
@@ -463,7 +516,17 @@ cublasLtMatmul(cublasLtHandle_t handle, cublasLtMatmulDesc_t operation,
                  standin::streamId(stream));
     return CUBLAS_STATUS_NOT_SUPPORTED;
   }
-  if (type == CUDA_R_32F)
+  if (isLow(type)) {
+    // In f32 (exact for 16-bit values), D rounded once at the end.
+    std::vector<float> wa = widened(a, la), wb = widened(b, lb),
+                       wc = widened(c, lc), wd = widened(d, ld);
+    multiply(op, *static_cast<const float *>(alpha), wa.data(), la, wb.data(),
+             lb, *static_cast<const float *>(beta), wc.data(), lc, wd.data(),
+             ld, m, n, k);
+    auto *bits = static_cast<uint16_t *>(d);
+    for (size_t i = 0; i < wd.size(); ++i)
+      bits[i] = toLow(wd[i], type);
+  } else if (type == CUDA_R_32F)
     multiply(op, *static_cast<const float *>(alpha),
              static_cast<const float *>(a), la, static_cast<const float *>(b),
              lb, *static_cast<const float *>(beta),
@@ -475,15 +538,18 @@ cublasLtMatmul(cublasLtHandle_t handle, cublasLtMatmulDesc_t operation,
              lb, *static_cast<const double *>(beta),
              static_cast<const double *>(c), lc, static_cast<double *>(d), ld,
              m, n, k);
-  double betaValue = type == CUDA_R_32F ? *static_cast<const float *>(beta)
+  double betaValue = type != CUDA_R_64F ? *static_cast<const float *>(beta)
                                         : *static_cast<const double *>(beta);
+  const char *typeName = type == CUDA_R_32F    ? "f32"
+                         : type == CUDA_R_64F  ? "f64"
+                         : type == CUDA_R_16BF ? "bf16"
+                                               : "f16";
   standin::log("cublasLtMatmul stream=%d type=%s compute=%d m=%ld n=%ld k=%ld "
                "transa=%d transb=%d batch=%d epilogue=%s beta=%g "
                "workspace=%zu",
-               standin::streamId(stream), type == CUDA_R_32F ? "f32" : "f64",
-               op.compute, long(m), long(n), long(k), op.transa, op.transb,
-               ld.batchCount, epilogueName(op.epilogue), betaValue,
-               workspaceBytes);
+               standin::streamId(stream), typeName, op.compute, long(m),
+               long(n), long(k), op.transa, op.transb, ld.batchCount,
+               epilogueName(op.epilogue), betaValue, workspaceBytes);
   return CUBLAS_STATUS_SUCCESS;
 }
 
