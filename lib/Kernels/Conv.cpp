@@ -3,10 +3,12 @@
 // conv2d: per image and group, unfold the input windows into a
 // [C/g * kh * kw, OH * OW] matrix and multiply by the [O/g, C/g * kh * kw]
 // weights. conv_transpose2d is its adjoint: multiply, then fold (col2im)
-// with accumulation.
+// with accumulation. f32 convolutions run on oneDNN's primitives where it
+// has one that wins (DnnlConv.cpp); f64 ones and the rest run here.
 //
 //===----------------------------------------------------------------------===//
 
+#include "Conv.h"
 #include "KernelABI.h"
 
 #include <cblas.h>
@@ -36,10 +38,6 @@ void gemm(const double *a, const double *b, double *c, int64_t m, int64_t n,
           int64_t k, bool ta, bool tb, double beta, int64_t ldc = 0) {
   gemmF64(a, b, c, m, n, k, ta, tb, beta, ldc);
 }
-
-struct ConvShape {
-  int64_t n, c, h, w, o, kh, kw, oh, ow, sh, sw, pt, pl, dh, dw, groups;
-};
 
 /// The input pixel a window element reads, or -1 in the padding.
 inline int64_t source(int64_t out, int64_t k, int64_t stride, int64_t pad,
@@ -243,6 +241,9 @@ void convTranspose2d(const T *x, const T *w, const T *bias, T *y,
   ConvShape { n, c, h, wd, o, kh, kw, oh, ow, sh, sw, pt, pl, dh, dw, groups }
 
 ONEFLOW_KERNEL void oneflow_conv2d_f32(CONV_ARGS) {
+  if (dnnlConv2dF32(ptr<float>(x), ptr<float>(w), ptr<float>(bias),
+                    ptr<float>(y), CONV_SHAPE))
+    return;
   conv2d(ptr<float>(x), ptr<float>(w), ptr<float>(bias), ptr<float>(y),
          CONV_SHAPE);
 }

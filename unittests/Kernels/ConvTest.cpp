@@ -1,0 +1,147 @@
+//===- ConvTest.cpp - Kernel library convolutions against a direct loop ---===//
+
+#include "Conv.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdint>
+#include <random>
+#include <vector>
+
+using oneflow::kernels::ConvShape;
+
+extern "C" void oneflow_conv2d_f32(int64_t x, int64_t w, int64_t bias,
+                                   int64_t y, int64_t n, int64_t c, int64_t h,
+                                   int64_t wd, int64_t o, int64_t kh,
+                                   int64_t kw, int64_t oh, int64_t ow,
+                                   int64_t sh, int64_t sw, int64_t pt,
+                                   int64_t pl, int64_t dh, int64_t dw,
+                                   int64_t groups);
+
+namespace {
+
+/// A shape from its input size and bottom/right pads (pb, pr).
+ConvShape shape(int64_t n, int64_t c, int64_t h, int64_t w, int64_t o,
+                int64_t k, int64_t stride, int64_t pt, int64_t pb,
+                int64_t dilation, int64_t groups) {
+  int64_t oh = (h + pt + pb - dilation * (k - 1) - 1) / stride + 1;
+  int64_t ow = (w + pt + pb - dilation * (k - 1) - 1) / stride + 1;
+  return {n,  c,      h,      w,  o,  k,        k,       oh,
+          ow, stride, stride, pt, pt, dilation, dilation, groups};
+}
+
+std::vector<double> reference(const std::vector<float> &x,
+                              const std::vector<float> &w, const float *bias,
+                              const ConvShape &s) {
+  int64_t cg = s.c / s.groups, og = s.o / s.groups;
+  std::vector<double> y(s.n * s.o * s.oh * s.ow);
+  for (int64_t b = 0; b < s.n; ++b)
+    for (int64_t oc = 0; oc < s.o; ++oc)
+      for (int64_t oy = 0; oy < s.oh; ++oy)
+        for (int64_t ox = 0; ox < s.ow; ++ox) {
+          double sum = bias ? bias[oc] : 0.0;
+          int64_t g = oc / og;
+          for (int64_t ic = 0; ic < cg; ++ic)
+            for (int64_t i = 0; i < s.kh; ++i)
+              for (int64_t j = 0; j < s.kw; ++j) {
+                int64_t iy = oy * s.sh - s.pt + i * s.dh;
+                int64_t ix = ox * s.sw - s.pl + j * s.dw;
+                if (iy < 0 || iy >= s.h || ix < 0 || ix >= s.w)
+                  continue;
+                sum += double(x[((b * s.c + g * cg + ic) * s.h + iy) * s.w +
+                                ix]) *
+                       w[((oc * cg + ic) * s.kh + i) * s.kw + j];
+              }
+          y[((b * s.o + oc) * s.oh + oy) * s.ow + ox] = sum;
+        }
+  return y;
+}
+
+void expectClose(const std::vector<float> &y, const std::vector<double> &ref) {
+  ASSERT_EQ(y.size(), ref.size());
+  double scale = 0;
+  for (double v : ref)
+    scale = std::max(scale, std::abs(v));
+  ASSERT_GT(scale, 0.1);
+  for (size_t i = 0; i < y.size(); ++i)
+    ASSERT_NEAR(y[i], ref[i], 1e-4 * scale) << "at element " << i;
+}
+
+int64_t address(const void *p) { return reinterpret_cast<intptr_t>(p); }
+
+struct Case {
+  const char *name;
+  ConvShape s;
+  bool onDnnl; // oneDNN takes it (else im2col: few pixels per weight)
+};
+
+class Conv2dTest : public ::testing::TestWithParam<Case> {};
+
+TEST_P(Conv2dTest, MatchesDirectLoop) {
+  const ConvShape &s = GetParam().s;
+  std::mt19937 rng(7);
+  std::normal_distribution<float> normal;
+  std::vector<float> x(s.n * s.c * s.h * s.w), w(s.o * s.c / s.groups * s.kh *
+                                                 s.kw),
+      bias(s.o);
+  for (float &v : x)
+    v = normal(rng);
+  for (float &v : w)
+    v = normal(rng);
+  for (float &v : bias)
+    v = normal(rng);
+  for (bool withBias : {false, true}) {
+    const float *b = withBias ? bias.data() : nullptr;
+    // The oneDNN path itself, then the kernel ABI's entry (either path).
+    std::vector<float> y(s.n * s.o * s.oh * s.ow, NAN);
+    EXPECT_EQ(oneflow::kernels::dnnlConv2dF32(x.data(), w.data(), b, y.data(),
+                                               s),
+              GetParam().onDnnl);
+    if (GetParam().onDnnl)
+      expectClose(y, reference(x, w, b, s));
+    std::fill(y.begin(), y.end(), NAN);
+    oneflow_conv2d_f32(address(x.data()), address(w.data()), address(b),
+                       address(y.data()), s.n, s.c, s.h, s.w, s.o, s.kh, s.kw,
+                       s.oh, s.ow, s.sh, s.sw, s.pt, s.pl, s.dh, s.dw,
+                       s.groups);
+    expectClose(y, reference(x, w, b, s));
+  }
+  // Weights updated in place (a training step) between two calls of one
+  // shape: the second call must use the new values.
+  for (float &v : w)
+    v = normal(rng);
+  std::vector<float> y(s.n * s.o * s.oh * s.ow);
+  oneflow_conv2d_f32(address(x.data()), address(w.data()), address(bias.data()),
+                     address(y.data()), s.n, s.c, s.h, s.w, s.o, s.kh, s.kw,
+                     s.oh, s.ow, s.sh, s.sw, s.pt, s.pl, s.dh, s.dw, s.groups);
+  expectClose(y, reference(x, w, bias.data(), s));
+}
+
+// n, c, h, w, o, k, stride, top/left pad, bottom/right pad, dilation, groups.
+INSTANTIATE_TEST_SUITE_P(
+    Shapes, Conv2dTest,
+    ::testing::Values(
+        Case{"Dense3x3", shape(1, 16, 12, 12, 24, 3, 1, 1, 1, 1, 1), true},
+        Case{"Batch3OddChannels", shape(3, 5, 9, 11, 7, 3, 1, 1, 1, 1, 1),
+             true},
+        Case{"Stride2", shape(2, 8, 17, 17, 16, 3, 2, 1, 1, 1, 1), true},
+        Case{"Dilation2", shape(1, 8, 16, 16, 8, 3, 1, 2, 2, 2, 1), true},
+        Case{"AsymmetricPads", shape(2, 6, 15, 15, 10, 3, 2, 0, 1, 1, 1), true},
+        Case{"OneByOne", shape(3, 32, 8, 8, 20, 1, 1, 0, 0, 1, 1), true},
+        Case{"OneByOneStride2", shape(1, 24, 16, 16, 48, 1, 2, 0, 0, 1, 1),
+             true},
+        Case{"Grouped", shape(2, 12, 10, 10, 18, 3, 1, 1, 1, 1, 3), true},
+        Case{"Depthwise", shape(3, 16, 13, 13, 16, 3, 1, 1, 1, 1, 16), true},
+        Case{"DepthwiseStride2", shape(1, 24, 14, 14, 24, 5, 2, 2, 2, 1, 24),
+             true},
+        Case{"DepthwiseMultiplier", shape(1, 8, 9, 9, 16, 3, 1, 1, 1, 1, 8),
+             true},
+        Case{"Stem7x7", shape(1, 3, 32, 32, 16, 7, 2, 3, 3, 1, 1), true},
+        // Dense with few output pixels per weight: im2col.
+        Case{"FewPixels", shape(1, 64, 4, 4, 64, 3, 2, 1, 1, 1, 1), false}),
+    [](const ::testing::TestParamInfo<Case> &info) {
+      return std::string(info.param.name);
+    });
+
+} // namespace
