@@ -241,11 +241,13 @@ void convTranspose2d(const T *x, const T *w, const T *bias, T *y,
   ConvShape { n, c, h, wd, o, kh, kw, oh, ow, sh, sw, pt, pl, dh, dw, groups }
 
 ONEFLOW_KERNEL void oneflow_conv2d_f32(CONV_ARGS) {
-  if (dnnlConv2dF32(ptr<float>(x), ptr<float>(w), ptr<float>(bias),
-                    ptr<float>(y), CONV_SHAPE))
-    return;
-  conv2d(ptr<float>(x), ptr<float>(w), ptr<float>(bias), ptr<float>(y),
-         CONV_SHAPE);
+  auto im2col = [&] {
+    conv2d(ptr<float>(x), ptr<float>(w), ptr<float>(bias), ptr<float>(y),
+           CONV_SHAPE);
+  };
+  if (!dnnlConv2dF32(ptr<float>(x), ptr<float>(w), ptr<float>(bias),
+                     ptr<float>(y), CONV_SHAPE, ConvPath::Auto, im2col))
+    im2col();
 }
 ONEFLOW_KERNEL void oneflow_conv2d_f64(CONV_ARGS) {
   conv2d(ptr<double>(x), ptr<double>(w), ptr<double>(bias), ptr<double>(y),

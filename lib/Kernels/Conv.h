@@ -11,6 +11,7 @@
 #define ONEFLOW_LIB_KERNELS_CONV_H
 
 #include <cstdint>
+#include <functional>
 
 namespace oneflow::kernels {
 
@@ -18,11 +19,19 @@ struct ConvShape {
   int64_t n, c, h, w, o, kh, kw, oh, ow, sh, sw, pt, pl, dh, dw, groups;
 };
 
+enum class ConvPath {
+  Auto,   // oneDNN where it was faster than `im2col` on the shape's first call
+  OneDnn, // oneDNN wherever it has a primitive
+  Im2col, // never oneDNN
+};
+
 /// y = conv(x, w) + bias (bias may be null) on a oneDNN convolution
-/// primitive, when oneDNN has one for the shape and it beats im2col + GEMM
-/// there; false (y untouched) otherwise.
+/// primitive, as `path` says; false when the caller is to compute it with
+/// im2col + GEMM (`im2col`, which Auto also times). The environment's
+/// ONEFLOW_DNNL_CONV (0: Im2col, 1: OneDnn) overrides Auto.
 bool dnnlConv2dF32(const float *x, const float *w, const float *bias, float *y,
-                   const ConvShape &s);
+                   const ConvShape &s, ConvPath path,
+                   const std::function<void()> &im2col);
 
 } // namespace oneflow::kernels
 

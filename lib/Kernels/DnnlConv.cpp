@@ -16,8 +16,11 @@
 #include <oneapi/dnnl/dnnl.hpp>
 
 #include <array>
+#include <atomic>
+#include <chrono>
 #include <cstdlib>
 #include <cstring>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -44,6 +47,8 @@ struct ConvPrimitive {
   dnnl::reorder toSrc, toWeights, fromDst;
   memory::desc scratchpad;
   size_t scratchpadBytes = 0;
+  /// Auto's choice: 0 not timed yet, 1 oneDNN, 2 im2col.
+  std::atomic<int> choice{0};
 };
 
 /// The per-call work space: oneDNN's scratchpad and the reordered operands,
@@ -65,17 +70,7 @@ char *workspace(size_t bytes) {
 
 size_t rounded(size_t bytes) { return (bytes + 63) / 64 * 64; }
 
-/// Whether oneDNN's blocked kernels win over im2col + GEMM. Every call
-/// reorders the weights, which costs about 20 multiply-adds per weight
-/// (measured on the ResNet's 512-channel 3x3 weights); a dense conv does
-/// n * oh * ow multiply-adds per weight. Grouped and depthwise convs have
-/// few weights and run one small GEMM per group in im2col: always oneDNN.
-bool worthIt(const ConvShape &s) {
-  return s.groups > 1 || s.n * s.oh * s.ow >= 64;
-}
-
-ConvPrimitive build(const ConvShape &s, bool hasBias) {
-  ConvPrimitive p;
+void build(ConvPrimitive &p, const ConvShape &s, bool hasBias) {
   // The bottom and right pads that make oneDNN's output size oh, ow:
   // negative where a stride leaves the last input rows or columns unread.
   int64_t pb = (s.oh - 1) * s.sh + s.dh * (s.kh - 1) + 1 - s.h - s.pt;
@@ -120,14 +115,13 @@ ConvPrimitive build(const ConvShape &s, bool hasBias) {
     p.supported = true;
   } catch (const dnnl::error &) {
     // No implementation for this shape: im2col computes it.
-    p = ConvPrimitive();
+    p.supported = false;
   }
-  return p;
 }
 
 /// The primitive of a shape, built once. Entries are never removed, so the
 /// reference stays valid outside the lock.
-const ConvPrimitive &primitiveFor(const ConvShape &s, bool hasBias) {
+ConvPrimitive &primitiveFor(const ConvShape &s, bool hasBias) {
   using Key = std::array<int64_t, 17>;
   static std::mutex mutex;
   static std::map<Key, std::unique_ptr<ConvPrimitive>> cache;
@@ -135,29 +129,29 @@ const ConvPrimitive &primitiveFor(const ConvShape &s, bool hasBias) {
              s.sh, s.sw, s.pt, s.pl, s.dh, s.dw, s.groups, hasBias};
   std::lock_guard<std::mutex> lock(mutex);
   std::unique_ptr<ConvPrimitive> &entry = cache[key];
-  if (!entry)
-    entry = std::make_unique<ConvPrimitive>(build(s, hasBias));
+  if (!entry) {
+    entry = std::make_unique<ConvPrimitive>();
+    build(*entry, s, hasBias);
+  }
   return *entry;
 }
 
-bool enabled() {
-  // ONEFLOW_DNNL_CONV=0 keeps every conv on im2col (for comparisons).
-  static bool on = [] {
+/// ONEFLOW_DNNL_CONV=0 keeps every conv on im2col, =1 puts every conv
+/// oneDNN has a primitive for on it (for comparisons); unset: Auto.
+ConvPath pathFromEnvironment() {
+  static ConvPath path = [] {
     const char *value = std::getenv("ONEFLOW_DNNL_CONV");
-    return !value || std::strcmp(value, "0") != 0;
+    if (value && std::strcmp(value, "0") == 0)
+      return ConvPath::Im2col;
+    if (value && std::strcmp(value, "1") == 0)
+      return ConvPath::OneDnn;
+    return ConvPath::Auto;
   }();
-  return on;
+  return path;
 }
-} // namespace
 
-bool oneflow::kernels::dnnlConv2dF32(const float *x, const float *w,
-                                     const float *bias, float *y,
-                                     const ConvShape &s) {
-  if (!enabled() || !worthIt(s))
-    return false;
-  const ConvPrimitive &p = primitiveFor(s, bias != nullptr);
-  if (!p.supported)
-    return false;
+void execute(const ConvPrimitive &p, const float *x, const float *w,
+             const float *bias, float *y) {
   dnnl::engine &engine = cpuEngine();
   thread_local dnnl::stream stream(engine);
   // Work space layout: scratchpad, then whichever operands need reordering.
@@ -198,5 +192,47 @@ bool oneflow::kernels::dnnlConv2dF32(const float *x, const float *w,
   if (p.fromDst)
     p.fromDst.execute(stream, convDst, dst);
   stream.wait();
+}
+
+double milliseconds(const std::function<void()> &run) {
+  auto start = std::chrono::steady_clock::now();
+  run();
+  return std::chrono::duration<double, std::milli>(
+             std::chrono::steady_clock::now() - start)
+      .count();
+}
+} // namespace
+
+bool oneflow::kernels::dnnlConv2dF32(const float *x, const float *w,
+                                     const float *bias, float *y,
+                                     const ConvShape &s, ConvPath path,
+                                     const std::function<void()> &im2col) {
+  if (path == ConvPath::Auto)
+    path = pathFromEnvironment();
+  if (path == ConvPath::Im2col)
+    return false;
+  ConvPrimitive &p = primitiveFor(s, bias != nullptr);
+  if (!p.supported)
+    return false;
+  if (path == ConvPath::Auto && p.choice.load() == 0) {
+    // Which is faster depends on the shape and the machine (a 1x1 conv or
+    // one with few pixels per weight loses more to the reorders than the
+    // blocked kernel gains): the best of three runs of each, on this
+    // call's operands (both write the same y).
+    static std::mutex tuning;
+    std::lock_guard<std::mutex> lock(tuning);
+    if (p.choice.load() == 0) {
+      double ours = 1e30, theirs = 1e30;
+      for (int i = 0; i < 3; ++i) {
+        theirs = std::min(theirs,
+                          milliseconds([&] { execute(p, x, w, bias, y); }));
+        ours = std::min(ours, milliseconds(im2col));
+      }
+      p.choice.store(theirs < ours ? 1 : 2);
+    }
+  }
+  if (path == ConvPath::Auto && p.choice.load() == 2)
+    return false;
+  execute(p, x, w, bias, y);
   return true;
 }
