@@ -156,8 +156,80 @@ void fillWithBias(T *y, const T *bias, int64_t channels, int64_t pixels) {
     std::fill(y + c * pixels, y + (c + 1) * pixels, bias[c]);
 }
 
+/// One image plane of a depthwise conv (one input and one output channel
+/// per group), directly: per output row, one vector loop per tap over the
+/// output pixels whose input is inside the image. im2col would copy the
+/// plane kh * kw times for a GEMM with a single output row.
+template <typename T>
+__attribute__((always_inline)) inline void
+depthwisePlane(const T *in, const T *k, T b, T *out, const ConvShape &s) {
+  for (int64_t oy = 0; oy < s.oh; ++oy) {
+    T *row = out + oy * s.ow;
+    std::fill(row, row + s.ow, b);
+    for (int64_t i = 0; i < s.kh; ++i) {
+      int64_t iy = oy * s.sh - s.pt + i * s.dh;
+      if (iy < 0 || iy >= s.h)
+        continue;
+      const T *src = in + iy * s.w;
+      for (int64_t j = 0; j < s.kw; ++j) {
+        // Output column ox reads input column ox * sw + offset.
+        int64_t offset = j * s.dw - s.pl;
+        if (s.w - 1 - offset < 0)
+          continue;
+        int64_t x0 = offset >= 0 ? 0 : (-offset + s.sw - 1) / s.sw;
+        int64_t x1 = std::min(s.ow, (s.w - 1 - offset) / s.sw + 1);
+        T weight = k[i * s.kw + j];
+        if (s.sw == 1)
+          for (int64_t ox = x0; ox < x1; ++ox)
+            row[ox] += weight * src[ox + offset];
+        else
+          for (int64_t ox = x0; ox < x1; ++ox)
+            row[ox] += weight * src[ox * s.sw + offset];
+      }
+    }
+  }
+}
+
+// The kernel library is built for any x86-64: these get AVX-512 and AVX2
+// clones, picked at load time.
+__attribute__((target_clones("avx512f", "avx2", "default"))) void
+depthwisePlaneF32(const float *in, const float *k, float b, float *out,
+                  const ConvShape &s) {
+  depthwisePlane(in, k, b, out, s);
+}
+__attribute__((target_clones("avx512f", "avx2", "default"))) void
+depthwisePlaneF64(const double *in, const double *k, double b, double *out,
+                  const ConvShape &s) {
+  depthwisePlane(in, k, b, out, s);
+}
+void depthwisePlaneOf(const float *in, const float *k, float b, float *out,
+                      const ConvShape &s) {
+  depthwisePlaneF32(in, k, b, out, s);
+}
+void depthwisePlaneOf(const double *in, const double *k, double b, double *out,
+                      const ConvShape &s) {
+  depthwisePlaneF64(in, k, b, out, s);
+}
+
+template <typename T>
+void depthwise(const T *x, const T *w, const T *bias, T *y,
+               const ConvShape &s) {
+  int64_t planes = s.n * s.c;
+  int threads = std::min<int64_t>(omp_get_max_threads(), planes);
+#pragma omp parallel for num_threads(threads) if (threads > 1) schedule(static)
+  for (int64_t p = 0; p < planes; ++p) {
+    int64_t c = p % s.c;
+    depthwisePlaneOf(x + p * s.h * s.w, w + c * s.kh * s.kw,
+                     bias ? bias[c] : T(0), y + p * s.oh * s.ow, s);
+  }
+}
+
 template <typename T>
 void conv2d(const T *x, const T *w, const T *bias, T *y, const ConvShape &s) {
+  if (s.groups == s.c && s.o == s.c) {
+    depthwise(x, w, bias, y, s);
+    return;
+  }
   int64_t cg = s.c / s.groups, og = s.o / s.groups;
   int64_t patch = cg * s.kh * s.kw, pixels = s.oh * s.ow;
   // One product per image: its unfolded columns stay in cache, and BLAS
@@ -232,6 +304,12 @@ void convTranspose2d(const T *x, const T *w, const T *bias, T *y,
 
 } // namespace
 
+void oneflow::kernels::conv2dWithoutDnnlF32(const float *x, const float *w,
+                                            const float *bias, float *y,
+                                            const ConvShape &s) {
+  conv2d(x, w, bias, y, s);
+}
+
 #define CONV_ARGS                                                              \
   int64_t x, int64_t w, int64_t bias, int64_t y, int64_t n, int64_t c,         \
       int64_t h, int64_t wd, int64_t o, int64_t kh, int64_t kw, int64_t oh,    \
@@ -242,8 +320,8 @@ void convTranspose2d(const T *x, const T *w, const T *bias, T *y,
 
 ONEFLOW_KERNEL void oneflow_conv2d_f32(CONV_ARGS) {
   auto im2col = [&] {
-    conv2d(ptr<float>(x), ptr<float>(w), ptr<float>(bias), ptr<float>(y),
-           CONV_SHAPE);
+    conv2dWithoutDnnlF32(ptr<float>(x), ptr<float>(w), ptr<float>(bias),
+                         ptr<float>(y), CONV_SHAPE);
   };
   if (!dnnlConv2dF32(ptr<float>(x), ptr<float>(w), ptr<float>(bias),
                      ptr<float>(y), CONV_SHAPE, ConvPath::Auto, im2col))

@@ -19,6 +19,11 @@ struct ConvShape {
   int64_t n, c, h, w, o, kh, kw, oh, ow, sh, sw, pt, pl, dh, dw, groups;
 };
 
+/// y = conv(x, w) + bias without oneDNN: direct loops for a depthwise conv,
+/// im2col + GEMM for the rest.
+void conv2dWithoutDnnlF32(const float *x, const float *w, const float *bias,
+                          float *y, const ConvShape &s);
+
 enum class ConvPath {
   Auto,   // oneDNN where it was faster than `im2col` on the shape's first call
   OneDnn, // oneDNN wherever it has a primitive

@@ -93,11 +93,15 @@ TEST_P(Conv2dTest, MatchesDirectLoop) {
     v = normal(rng);
   for (bool withBias : {false, true}) {
     const float *b = withBias ? bias.data() : nullptr;
-    // The oneDNN path itself, then the kernel ABI's entry (either path).
+    // The oneDNN path, the one without it (direct depthwise, im2col), then
+    // the kernel ABI's entry (whichever was faster).
     std::vector<float> y(s.n * s.o * s.oh * s.ow, NAN);
     ASSERT_TRUE(oneflow::kernels::dnnlConv2dF32(
         x.data(), w.data(), b, y.data(), s, oneflow::kernels::ConvPath::OneDnn,
         [] { FAIL() << "im2col called"; }));
+    expectClose(y, reference(x, w, b, s));
+    std::fill(y.begin(), y.end(), NAN);
+    oneflow::kernels::conv2dWithoutDnnlF32(x.data(), w.data(), b, y.data(), s);
     expectClose(y, reference(x, w, b, s));
     std::fill(y.begin(), y.end(), NAN);
     oneflow_conv2d_f32(address(x.data()), address(w.data()), address(b),
