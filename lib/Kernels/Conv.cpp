@@ -157,36 +157,91 @@ void fillWithBias(T *y, const T *bias, int64_t channels, int64_t pixels) {
 }
 
 /// One image plane of a depthwise conv (one input and one output channel
-/// per group), directly: per output row, one vector loop per tap over the
-/// output pixels whose input is inside the image. im2col would copy the
-/// plane kh * kw times for a GEMM with a single output row.
+/// per group), directly, on a zero-padded copy of the plane (`padded`,
+/// `acc`: scratch of depthwiseScratch's sizes): no bounds checks in the
+/// tap loops. A stride-1 conv accumulates each tap over the whole plane in
+/// one loop, computing the padded columns too and dropping them; others
+/// loop per output row. im2col would copy the plane kh * kw times for a
+/// GEMM with a single output row.
+struct DepthwiseGeometry {
+  int64_t ph, pw, padded, acc;
+};
+inline DepthwiseGeometry depthwiseGeometry(const ConvShape &s) {
+  DepthwiseGeometry g;
+  g.ph = std::max(s.h + s.pt, (s.oh - 1) * s.sh + s.dh * (s.kh - 1) + 1);
+  g.pw = std::max(s.w + s.pl, (s.ow - 1) * s.sw + s.dw * (s.kw - 1) + 1);
+  // The stride-1 loop reads up to (kw - 1) * dw past the last row.
+  g.padded = g.ph * g.pw + s.dw * (s.kw - 1);
+  g.acc = s.oh * g.pw;
+  return g;
+}
+
+/// acc[q] = b + sum over the K x K taps of a stride-1 conv on the padded
+/// plane, q over the output rows at the padded width.
+template <typename T, int K>
+__attribute__((always_inline)) inline void
+depthwiseTaps(const T *padded, const T *k, T b, T *acc,
+              const DepthwiseGeometry &g, const ConvShape &s) {
+  T weights[K * K];
+  int64_t offsets[K * K];
+  for (int i = 0; i < K; ++i)
+    for (int j = 0; j < K; ++j) {
+      weights[i * K + j] = k[i * K + j];
+      offsets[i * K + j] = i * s.dh * g.pw + j * s.dw;
+    }
+  for (int64_t q = 0; q < g.acc; ++q) {
+    T sum = b;
+    for (int t = 0; t < K * K; ++t)
+      sum += weights[t] * padded[q + offsets[t]];
+    acc[q] = sum;
+  }
+}
+
 template <typename T>
 __attribute__((always_inline)) inline void
-depthwisePlane(const T *in, const T *k, T b, T *out, const ConvShape &s) {
+depthwisePlane(const T *in, const T *k, T b, T *out, const ConvShape &s,
+               T *padded, T *acc) {
+  DepthwiseGeometry g = depthwiseGeometry(s);
+  std::fill(padded, padded + g.padded, T(0));
+  for (int64_t y = 0; y < s.h; ++y)
+    std::copy(in + y * s.w, in + (y + 1) * s.w,
+              padded + (y + s.pt) * g.pw + s.pl);
+  if (s.sh == 1 && s.sw == 1 && s.kh == 3 && s.kw == 3) {
+    // The common kernel: all taps of a vector of outputs in registers (2x
+    // faster; 5 x 5 taps run 5x slower so).
+    depthwiseTaps<T, 3>(padded, k, b, acc, g, s);
+    for (int64_t oy = 0; oy < s.oh; ++oy)
+      std::copy(acc + oy * g.pw, acc + oy * g.pw + s.ow, out + oy * s.ow);
+    return;
+  }
+  if (s.sh == 1 && s.sw == 1) {
+    int64_t length = g.acc;
+    std::fill(acc, acc + length, b);
+    for (int64_t i = 0; i < s.kh; ++i)
+      for (int64_t j = 0; j < s.kw; ++j) {
+        const T *src = padded + i * s.dh * g.pw + j * s.dw;
+        T weight = k[i * s.kw + j];
+        for (int64_t q = 0; q < length; ++q)
+          acc[q] += weight * src[q];
+      }
+    for (int64_t oy = 0; oy < s.oh; ++oy)
+      std::copy(acc + oy * g.pw, acc + oy * g.pw + s.ow, out + oy * s.ow);
+    return;
+  }
   for (int64_t oy = 0; oy < s.oh; ++oy) {
     T *row = out + oy * s.ow;
     std::fill(row, row + s.ow, b);
-    for (int64_t i = 0; i < s.kh; ++i) {
-      int64_t iy = oy * s.sh - s.pt + i * s.dh;
-      if (iy < 0 || iy >= s.h)
-        continue;
-      const T *src = in + iy * s.w;
+    for (int64_t i = 0; i < s.kh; ++i)
       for (int64_t j = 0; j < s.kw; ++j) {
-        // Output column ox reads input column ox * sw + offset.
-        int64_t offset = j * s.dw - s.pl;
-        if (s.w - 1 - offset < 0)
-          continue;
-        int64_t x0 = offset >= 0 ? 0 : (-offset + s.sw - 1) / s.sw;
-        int64_t x1 = std::min(s.ow, (s.w - 1 - offset) / s.sw + 1);
+        const T *src = padded + (oy * s.sh + i * s.dh) * g.pw + j * s.dw;
         T weight = k[i * s.kw + j];
-        if (s.sw == 1)
-          for (int64_t ox = x0; ox < x1; ++ox)
-            row[ox] += weight * src[ox + offset];
+        if (s.sw == 2)
+          for (int64_t ox = 0; ox < s.ow; ++ox)
+            row[ox] += weight * src[2 * ox];
         else
-          for (int64_t ox = x0; ox < x1; ++ox)
-            row[ox] += weight * src[ox * s.sw + offset];
+          for (int64_t ox = 0; ox < s.ow; ++ox)
+            row[ox] += weight * src[ox * s.sw];
       }
-    }
   }
 }
 
@@ -194,21 +249,21 @@ depthwisePlane(const T *in, const T *k, T b, T *out, const ConvShape &s) {
 // clones, picked at load time.
 __attribute__((target_clones("avx512f", "avx2", "default"))) void
 depthwisePlaneF32(const float *in, const float *k, float b, float *out,
-                  const ConvShape &s) {
-  depthwisePlane(in, k, b, out, s);
+                  const ConvShape &s, float *padded, float *acc) {
+  depthwisePlane(in, k, b, out, s, padded, acc);
 }
 __attribute__((target_clones("avx512f", "avx2", "default"))) void
 depthwisePlaneF64(const double *in, const double *k, double b, double *out,
-                  const ConvShape &s) {
-  depthwisePlane(in, k, b, out, s);
+                  const ConvShape &s, double *padded, double *acc) {
+  depthwisePlane(in, k, b, out, s, padded, acc);
 }
 void depthwisePlaneOf(const float *in, const float *k, float b, float *out,
-                      const ConvShape &s) {
-  depthwisePlaneF32(in, k, b, out, s);
+                      const ConvShape &s, float *padded, float *acc) {
+  depthwisePlaneF32(in, k, b, out, s, padded, acc);
 }
 void depthwisePlaneOf(const double *in, const double *k, double b, double *out,
-                      const ConvShape &s) {
-  depthwisePlaneF64(in, k, b, out, s);
+                      const ConvShape &s, double *padded, double *acc) {
+  depthwisePlaneF64(in, k, b, out, s, padded, acc);
 }
 
 template <typename T>
@@ -216,11 +271,17 @@ void depthwise(const T *x, const T *w, const T *bias, T *y,
                const ConvShape &s) {
   int64_t planes = s.n * s.c;
   int threads = std::min<int64_t>(omp_get_max_threads(), planes);
-#pragma omp parallel for num_threads(threads) if (threads > 1) schedule(static)
-  for (int64_t p = 0; p < planes; ++p) {
-    int64_t c = p % s.c;
-    depthwisePlaneOf(x + p * s.h * s.w, w + c * s.kh * s.kw,
-                     bias ? bias[c] : T(0), y + p * s.oh * s.ow, s);
+  DepthwiseGeometry g = depthwiseGeometry(s);
+#pragma omp parallel num_threads(threads) if (threads > 1)
+  {
+    std::unique_ptr<T[]> padded(new T[g.padded]), acc(new T[g.acc]);
+#pragma omp for schedule(static)
+    for (int64_t p = 0; p < planes; ++p) {
+      int64_t c = p % s.c;
+      depthwisePlaneOf(x + p * s.h * s.w, w + c * s.kh * s.kw,
+                       bias ? bias[c] : T(0), y + p * s.oh * s.ow, s,
+                       padded.get(), acc.get());
+    }
   }
 }
 

@@ -136,6 +136,8 @@ INSTANTIATE_TEST_SUITE_P(
         Case{"Depthwise", shape(3, 16, 13, 13, 16, 3, 1, 1, 1, 1, 16)},
         Case{"DepthwiseStride2", shape(1, 24, 14, 14, 24, 5, 2, 2, 2, 1, 24)},
         Case{"DepthwiseMultiplier", shape(1, 8, 9, 9, 16, 3, 1, 1, 1, 1, 8)},
+        Case{"Depthwise5x5Dilated",
+             shape(1, 8, 12, 12, 8, 5, 1, 4, 4, 2, 8)},
         Case{"Stem7x7", shape(1, 3, 32, 32, 16, 7, 2, 3, 3, 1, 1)},
         Case{"FewPixels", shape(1, 64, 4, 4, 64, 3, 2, 1, 1, 1, 1)}),
     [](const ::testing::TestParamInfo<Case> &info) {
