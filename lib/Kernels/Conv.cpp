@@ -371,6 +371,14 @@ void oneflow::kernels::conv2dWithoutDnnlF32(const float *x, const float *w,
   conv2d(x, w, bias, y, s);
 }
 
+void oneflow::kernels::convTranspose2dWithoutDnnlF32(const float *x,
+                                                     const float *w,
+                                                     const float *bias,
+                                                     float *y,
+                                                     const ConvShape &s) {
+  convTranspose2d(x, w, bias, y, s);
+}
+
 #define CONV_ARGS                                                              \
   int64_t x, int64_t w, int64_t bias, int64_t y, int64_t n, int64_t c,         \
       int64_t h, int64_t wd, int64_t o, int64_t kh, int64_t kw, int64_t oh,    \
@@ -393,8 +401,14 @@ ONEFLOW_KERNEL void oneflow_conv2d_f64(CONV_ARGS) {
          CONV_SHAPE);
 }
 ONEFLOW_KERNEL void oneflow_conv_transpose2d_f32(CONV_ARGS) {
-  convTranspose2d(ptr<float>(x), ptr<float>(w), ptr<float>(bias), ptr<float>(y),
-                  CONV_SHAPE);
+  auto col2im = [&] {
+    convTranspose2dWithoutDnnlF32(ptr<float>(x), ptr<float>(w),
+                                  ptr<float>(bias), ptr<float>(y), CONV_SHAPE);
+  };
+  if (!dnnlConvTranspose2dF32(ptr<float>(x), ptr<float>(w), ptr<float>(bias),
+                              ptr<float>(y), CONV_SHAPE, ConvPath::Auto,
+                              col2im))
+    col2im();
 }
 ONEFLOW_KERNEL void oneflow_conv_transpose2d_f64(CONV_ARGS) {
   convTranspose2d(ptr<double>(x), ptr<double>(w), ptr<double>(bias),

@@ -38,6 +38,16 @@ bool dnnlConv2dF32(const float *x, const float *w, const float *bias, float *y,
                    const ConvShape &s, ConvPath path,
                    const std::function<void()> &im2col);
 
+/// The same for conv_transpose2d (x [n, c, h, w], weights [c, o / groups,
+/// kh, kw], y [n, o, oh, ow]) on oneDNN's backward-data convolution.
+bool dnnlConvTranspose2dF32(const float *x, const float *w, const float *bias,
+                            float *y, const ConvShape &s, ConvPath path,
+                            const std::function<void()> &im2col);
+/// conv_transpose2d without oneDNN: GEMM + col2im.
+void convTranspose2dWithoutDnnlF32(const float *x, const float *w,
+                                   const float *bias, float *y,
+                                   const ConvShape &s);
+
 } // namespace oneflow::kernels
 
 #endif // ONEFLOW_LIB_KERNELS_CONV_H

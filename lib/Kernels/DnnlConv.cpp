@@ -24,6 +24,7 @@
 #include <cstring>
 #include <functional>
 #include <map>
+#include <utility>
 #include <memory>
 #include <mutex>
 #include <unordered_map>
@@ -43,7 +44,10 @@ dnnl::engine &cpuEngine() {
 /// layouts and the primitive's (empty where they are the same).
 struct ConvPrimitive {
   bool supported = false;
-  dnnl::convolution_forward conv;
+  /// conv_transpose2d: a backward-data primitive, x its diff_dst, y its
+  /// diff_src; the bias is added after it.
+  bool transpose = false;
+  dnnl::primitive conv;
   memory::desc src, weights, dst, bias;
   memory::desc convSrc, convWeights, convDst;
   dnnl::reorder toSrc, toWeights, fromDst;
@@ -72,16 +76,28 @@ char *workspace(size_t bytes) {
 
 size_t rounded(size_t bytes) { return (bytes + 63) / 64 * 64; }
 
-void build(ConvPrimitive &p, const ConvShape &s, bool hasBias) {
+/// A convolution (x [n, c, h, w] -> y [n, o, oh, ow]) or, `transpose`, a
+/// conv_transpose2d: the data gradient of the conv from y's shape to x's,
+/// with weights [c, o / groups, kh, kw] (the conv's [o, c / groups, ...]).
+void build(ConvPrimitive &p, const ConvShape &s, bool hasBias,
+           bool transpose) {
+  // The conv computed (forward) or whose data gradient is (transpose).
+  int64_t n = s.n, c = s.c, h = s.h, w = s.w, o = s.o, oh = s.oh, ow = s.ow;
+  if (transpose) {
+    std::swap(c, o);
+    std::swap(h, oh);
+    std::swap(w, ow);
+  }
   // The bottom and right pads that make oneDNN's output size oh, ow:
   // negative where a stride leaves the last input rows or columns unread.
-  int64_t pb = (s.oh - 1) * s.sh + s.dh * (s.kh - 1) + 1 - s.h - s.pt;
-  int64_t pr = (s.ow - 1) * s.sw + s.dw * (s.kw - 1) + 1 - s.w - s.pl;
+  int64_t pb = (oh - 1) * s.sh + s.dh * (s.kh - 1) + 1 - h - s.pt;
+  int64_t pr = (ow - 1) * s.sw + s.dw * (s.kw - 1) + 1 - w - s.pl;
   memory::dims weightDims =
       s.groups > 1
-          ? memory::dims{s.groups, s.o / s.groups, s.c / s.groups, s.kh, s.kw}
-          : memory::dims{s.o, s.c, s.kh, s.kw};
+          ? memory::dims{s.groups, o / s.groups, c / s.groups, s.kh, s.kw}
+          : memory::dims{o, c, s.kh, s.kw};
   auto f32 = memory::data_type::f32;
+  p.transpose = transpose;
   p.src = memory::desc({s.n, s.c, s.h, s.w}, f32, Tag::nchw);
   p.dst = memory::desc({s.n, s.o, s.oh, s.ow}, f32, Tag::nchw);
   p.weights =
@@ -89,22 +105,47 @@ void build(ConvPrimitive &p, const ConvShape &s, bool hasBias) {
   if (hasBias)
     p.bias = memory::desc({s.o}, f32, Tag::x);
   try {
-    dnnl::convolution_forward::desc desc(
-        dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_direct,
-        memory::desc({s.n, s.c, s.h, s.w}, f32, Tag::any),
-        memory::desc(weightDims, f32, Tag::any), p.bias,
-        memory::desc({s.n, s.o, s.oh, s.ow}, f32, Tag::any), {s.sh, s.sw},
-        {s.dh - 1, s.dw - 1}, {s.pt, s.pl}, {pb, pr});
+    auto any = [&](const memory::dims &dims) {
+      return memory::desc(dims, f32, Tag::any);
+    };
+    memory::dims strides = {s.sh, s.sw}, dilations = {s.dh - 1, s.dw - 1},
+                 padL = {s.pt, s.pl}, padR = {pb, pr};
     dnnl::primitive_attr attr;
     // Scratchpads come from workspace(): primitives of several threads may
     // run at once.
     attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
-    dnnl::convolution_forward::primitive_desc pd(desc, attr, cpuEngine());
-    p.conv = dnnl::convolution_forward(pd);
-    p.convSrc = pd.src_desc();
-    p.convWeights = pd.weights_desc();
-    p.convDst = pd.dst_desc();
-    p.scratchpad = pd.scratchpad_desc();
+    if (!transpose) {
+      dnnl::convolution_forward::desc desc(
+          dnnl::prop_kind::forward_inference,
+          dnnl::algorithm::convolution_direct, any({n, c, h, w}),
+          any(weightDims), p.bias, any({n, o, oh, ow}), strides, dilations,
+          padL, padR);
+      dnnl::convolution_forward::primitive_desc pd(desc, attr, cpuEngine());
+      p.conv = dnnl::convolution_forward(pd);
+      p.convSrc = pd.src_desc();
+      p.convWeights = pd.weights_desc();
+      p.convDst = pd.dst_desc();
+      p.scratchpad = pd.scratchpad_desc();
+    } else {
+      dnnl::convolution_forward::desc forward(
+          dnnl::prop_kind::forward_training,
+          dnnl::algorithm::convolution_direct, any({n, c, h, w}),
+          any(weightDims), any({n, o, oh, ow}), strides, dilations, padL,
+          padR);
+      dnnl::convolution_forward::primitive_desc hint(forward, cpuEngine());
+      dnnl::convolution_backward_data::desc desc(
+          dnnl::algorithm::convolution_direct, any({n, c, h, w}),
+          any(weightDims), any({n, o, oh, ow}), strides, dilations, padL,
+          padR);
+      dnnl::convolution_backward_data::primitive_desc pd(desc, attr,
+                                                         cpuEngine(), hint);
+      p.conv = dnnl::convolution_backward_data(pd);
+      // x is the gradient of the conv's output, y of its input.
+      p.convSrc = pd.diff_dst_desc();
+      p.convWeights = pd.weights_desc();
+      p.convDst = pd.diff_src_desc();
+      p.scratchpad = pd.scratchpad_desc();
+    }
     p.scratchpadBytes = p.scratchpad.get_size();
     auto reorder = [](const memory::desc &from, const memory::desc &to) {
       return from == to ? dnnl::reorder()
@@ -123,17 +164,18 @@ void build(ConvPrimitive &p, const ConvShape &s, bool hasBias) {
 
 /// The primitive of a shape, built once. Entries are never removed, so the
 /// reference stays valid outside the lock.
-ConvPrimitive &primitiveFor(const ConvShape &s, bool hasBias) {
-  using Key = std::array<int64_t, 17>;
+ConvPrimitive &primitiveFor(const ConvShape &s, bool hasBias,
+                            bool transpose) {
+  using Key = std::array<int64_t, 18>;
   static std::mutex mutex;
   static std::map<Key, std::unique_ptr<ConvPrimitive>> cache;
   Key key = {s.n,  s.c,  s.h,  s.w,  s.o,  s.kh, s.kw, s.oh,     s.ow,
-             s.sh, s.sw, s.pt, s.pl, s.dh, s.dw, s.groups, hasBias};
+             s.sh, s.sw, s.pt, s.pl, s.dh, s.dw, s.groups, hasBias, transpose};
   std::lock_guard<std::mutex> lock(mutex);
   std::unique_ptr<ConvPrimitive> &entry = cache[key];
   if (!entry) {
     entry = std::make_unique<ConvPrimitive>();
-    build(*entry, s, hasBias);
+    build(*entry, s, hasBias, transpose);
   }
   return *entry;
 }
@@ -184,16 +226,26 @@ void execute(const ConvPrimitive &p, const float *x, const float *w,
   if (p.toWeights)
     p.toWeights.execute(stream, weights, convWeights);
   std::unordered_map<int, memory> args = {
-      {DNNL_ARG_SRC, convSrc},
+      {p.transpose ? DNNL_ARG_DIFF_DST : DNNL_ARG_SRC, convSrc},
       {DNNL_ARG_WEIGHTS, convWeights},
-      {DNNL_ARG_DST, convDst},
+      {p.transpose ? DNNL_ARG_DIFF_SRC : DNNL_ARG_DST, convDst},
       {DNNL_ARG_SCRATCHPAD, memory(p.scratchpad, engine, space)}};
-  if (bias)
+  if (bias && !p.transpose)
     args[DNNL_ARG_BIAS] = memory(p.bias, engine, const_cast<float *>(bias));
   p.conv.execute(stream, args);
   if (p.fromDst)
     p.fromDst.execute(stream, convDst, dst);
   stream.wait();
+  if (bias && p.transpose) {
+    const dnnl_dim_t *dims = p.dst.data.dims;
+    int64_t images = dims[0], channels = dims[1], pixels = dims[2] * dims[3];
+    for (int64_t b = 0; b < images; ++b)
+      for (int64_t ch = 0; ch < channels; ++ch) {
+        float *plane = y + (b * channels + ch) * pixels;
+        for (int64_t i = 0; i < pixels; ++i)
+          plane[i] += bias[ch];
+      }
+  }
 }
 
 double milliseconds(const std::function<void()> &run) {
@@ -205,15 +257,15 @@ double milliseconds(const std::function<void()> &run) {
 }
 } // namespace
 
-bool oneflow::kernels::dnnlConv2dF32(const float *x, const float *w,
-                                     const float *bias, float *y,
-                                     const ConvShape &s, ConvPath path,
-                                     const std::function<void()> &im2col) {
+namespace {
+bool run(const float *x, const float *w, const float *bias, float *y,
+         const ConvShape &s, bool transpose, ConvPath path,
+         const std::function<void()> &im2col) {
   if (path == ConvPath::Auto)
     path = pathFromEnvironment();
   if (path == ConvPath::Im2col)
     return false;
-  ConvPrimitive &p = primitiveFor(s, bias != nullptr);
+  ConvPrimitive &p = primitiveFor(s, bias != nullptr, transpose);
   if (!p.supported)
     return false;
   if (path == ConvPath::Auto && p.choice.load() == 0) {
@@ -237,4 +289,18 @@ bool oneflow::kernels::dnnlConv2dF32(const float *x, const float *w,
     return false;
   execute(p, x, w, bias, y);
   return true;
+}
+} // namespace
+
+bool oneflow::kernels::dnnlConv2dF32(const float *x, const float *w,
+                                     const float *bias, float *y,
+                                     const ConvShape &s, ConvPath path,
+                                     const std::function<void()> &im2col) {
+  return run(x, w, bias, y, s, false, path, im2col);
+}
+
+bool oneflow::kernels::dnnlConvTranspose2dF32(
+    const float *x, const float *w, const float *bias, float *y,
+    const ConvShape &s, ConvPath path, const std::function<void()> &im2col) {
+  return run(x, w, bias, y, s, true, path, im2col);
 }
