@@ -24,10 +24,10 @@
 #include <cstring>
 #include <functional>
 #include <map>
-#include <utility>
 #include <memory>
 #include <mutex>
 #include <unordered_map>
+#include <utility>
 
 using namespace oneflow::kernels;
 
@@ -79,8 +79,7 @@ size_t rounded(size_t bytes) { return (bytes + 63) / 64 * 64; }
 /// A convolution (x [n, c, h, w] -> y [n, o, oh, ow]) or, `transpose`, a
 /// conv_transpose2d: the data gradient of the conv from y's shape to x's,
 /// with weights [c, o / groups, kh, kw] (the conv's [o, c / groups, ...]).
-void build(ConvPrimitive &p, const ConvShape &s, bool hasBias,
-           bool transpose) {
+void build(ConvPrimitive &p, const ConvShape &s, bool hasBias, bool transpose) {
   // The conv computed (forward) or whose data gradient is (transpose).
   int64_t n = s.n, c = s.c, h = s.h, w = s.w, o = s.o, oh = s.oh, ow = s.ow;
   if (transpose) {
@@ -115,11 +114,11 @@ void build(ConvPrimitive &p, const ConvShape &s, bool hasBias,
     // run at once.
     attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
     if (!transpose) {
-      dnnl::convolution_forward::desc desc(
-          dnnl::prop_kind::forward_inference,
-          dnnl::algorithm::convolution_direct, any({n, c, h, w}),
-          any(weightDims), p.bias, any({n, o, oh, ow}), strides, dilations,
-          padL, padR);
+      dnnl::convolution_forward::desc desc(dnnl::prop_kind::forward_inference,
+                                           dnnl::algorithm::convolution_direct,
+                                           any({n, c, h, w}), any(weightDims),
+                                           p.bias, any({n, o, oh, ow}), strides,
+                                           dilations, padL, padR);
       dnnl::convolution_forward::primitive_desc pd(desc, attr, cpuEngine());
       p.conv = dnnl::convolution_forward(pd);
       p.convSrc = pd.src_desc();
@@ -130,13 +129,11 @@ void build(ConvPrimitive &p, const ConvShape &s, bool hasBias,
       dnnl::convolution_forward::desc forward(
           dnnl::prop_kind::forward_training,
           dnnl::algorithm::convolution_direct, any({n, c, h, w}),
-          any(weightDims), any({n, o, oh, ow}), strides, dilations, padL,
-          padR);
+          any(weightDims), any({n, o, oh, ow}), strides, dilations, padL, padR);
       dnnl::convolution_forward::primitive_desc hint(forward, cpuEngine());
       dnnl::convolution_backward_data::desc desc(
           dnnl::algorithm::convolution_direct, any({n, c, h, w}),
-          any(weightDims), any({n, o, oh, ow}), strides, dilations, padL,
-          padR);
+          any(weightDims), any({n, o, oh, ow}), strides, dilations, padL, padR);
       dnnl::convolution_backward_data::primitive_desc pd(desc, attr,
                                                          cpuEngine(), hint);
       p.conv = dnnl::convolution_backward_data(pd);
@@ -164,12 +161,11 @@ void build(ConvPrimitive &p, const ConvShape &s, bool hasBias,
 
 /// The primitive of a shape, built once. Entries are never removed, so the
 /// reference stays valid outside the lock.
-ConvPrimitive &primitiveFor(const ConvShape &s, bool hasBias,
-                            bool transpose) {
+ConvPrimitive &primitiveFor(const ConvShape &s, bool hasBias, bool transpose) {
   using Key = std::array<int64_t, 18>;
   static std::mutex mutex;
   static std::map<Key, std::unique_ptr<ConvPrimitive>> cache;
-  Key key = {s.n,  s.c,  s.h,  s.w,  s.o,  s.kh, s.kw, s.oh,     s.ow,
+  Key key = {s.n,  s.c,  s.h,  s.w,  s.o,  s.kh, s.kw,     s.oh,    s.ow,
              s.sh, s.sw, s.pt, s.pl, s.dh, s.dw, s.groups, hasBias, transpose};
   std::lock_guard<std::mutex> lock(mutex);
   std::unique_ptr<ConvPrimitive> &entry = cache[key];
@@ -278,8 +274,8 @@ bool run(const float *x, const float *w, const float *bias, float *y,
     if (p.choice.load() == 0) {
       double ours = 1e30, theirs = 1e30;
       for (int i = 0; i < 3; ++i) {
-        theirs = std::min(theirs,
-                          milliseconds([&] { execute(p, x, w, bias, y); }));
+        theirs =
+            std::min(theirs, milliseconds([&] { execute(p, x, w, bias, y); }));
         ours = std::min(ours, milliseconds(im2col));
       }
       p.choice.store(theirs < ours ? 1 : 2);

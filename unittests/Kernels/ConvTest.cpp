@@ -20,11 +20,13 @@ extern "C" void oneflow_conv2d_f32(int64_t x, int64_t w, int64_t bias,
                                    int64_t pl, int64_t dh, int64_t dw,
                                    int64_t groups);
 
-extern "C" void oneflow_conv_transpose2d_f32(
-    int64_t x, int64_t w, int64_t bias, int64_t y, int64_t n, int64_t c,
-    int64_t h, int64_t wd, int64_t o, int64_t kh, int64_t kw, int64_t oh,
-    int64_t ow, int64_t sh, int64_t sw, int64_t pt, int64_t pl, int64_t dh,
-    int64_t dw, int64_t groups);
+extern "C" void oneflow_conv_transpose2d_f32(int64_t x, int64_t w, int64_t bias,
+                                             int64_t y, int64_t n, int64_t c,
+                                             int64_t h, int64_t wd, int64_t o,
+                                             int64_t kh, int64_t kw, int64_t oh,
+                                             int64_t ow, int64_t sh, int64_t sw,
+                                             int64_t pt, int64_t pl, int64_t dh,
+                                             int64_t dw, int64_t groups);
 
 namespace {
 
@@ -34,7 +36,7 @@ ConvShape shape(int64_t n, int64_t c, int64_t h, int64_t w, int64_t o,
                 int64_t dilation, int64_t groups) {
   int64_t oh = (h + pt + pb - dilation * (k - 1) - 1) / stride + 1;
   int64_t ow = (w + pt + pb - dilation * (k - 1) - 1) / stride + 1;
-  return {n,  c,      h,      w,  o,  k,        k,       oh,
+  return {n,  c,      h,      w,  o,  k,        k,        oh,
           ow, stride, stride, pt, pt, dilation, dilation, groups};
 }
 
@@ -56,9 +58,9 @@ std::vector<double> reference(const std::vector<float> &x,
                 int64_t ix = ox * s.sw - s.pl + j * s.dw;
                 if (iy < 0 || iy >= s.h || ix < 0 || ix >= s.w)
                   continue;
-                sum += double(x[((b * s.c + g * cg + ic) * s.h + iy) * s.w +
-                                ix]) *
-                       w[((oc * cg + ic) * s.kh + i) * s.kw + j];
+                sum +=
+                    double(x[((b * s.c + g * cg + ic) * s.h + iy) * s.w + ix]) *
+                    w[((oc * cg + ic) * s.kh + i) * s.kw + j];
               }
           y[((b * s.o + oc) * s.oh + oy) * s.ow + ox] = sum;
         }
@@ -88,9 +90,8 @@ TEST_P(Conv2dTest, MatchesDirectLoop) {
   const ConvShape &s = GetParam().s;
   std::mt19937 rng(7);
   std::normal_distribution<float> normal;
-  std::vector<float> x(s.n * s.c * s.h * s.w), w(s.o * s.c / s.groups * s.kh *
-                                                 s.kw),
-      bias(s.o);
+  std::vector<float> x(s.n * s.c * s.h * s.w),
+      w(s.o * s.c / s.groups * s.kh * s.kw), bias(s.o);
   for (float &v : x)
     v = normal(rng);
   for (float &v : w)
@@ -142,8 +143,7 @@ INSTANTIATE_TEST_SUITE_P(
         Case{"Depthwise", shape(3, 16, 13, 13, 16, 3, 1, 1, 1, 1, 16)},
         Case{"DepthwiseStride2", shape(1, 24, 14, 14, 24, 5, 2, 2, 2, 1, 24)},
         Case{"DepthwiseMultiplier", shape(1, 8, 9, 9, 16, 3, 1, 1, 1, 1, 8)},
-        Case{"Depthwise5x5Dilated",
-             shape(1, 8, 12, 12, 8, 5, 1, 4, 4, 2, 8)},
+        Case{"Depthwise5x5Dilated", shape(1, 8, 12, 12, 8, 5, 1, 4, 4, 2, 8)},
         Case{"Stem7x7", shape(1, 3, 32, 32, 16, 7, 2, 3, 3, 1, 1)},
         Case{"FewPixels", shape(1, 64, 4, 4, 64, 3, 2, 1, 1, 1, 1)}),
     [](const ::testing::TestParamInfo<Case> &info) {
@@ -156,7 +156,7 @@ ConvShape transposeShape(int64_t n, int64_t c, int64_t h, int64_t o, int64_t k,
                          int64_t stride, int64_t pad, int64_t outputPad,
                          int64_t dilation, int64_t groups) {
   int64_t oh = (h - 1) * stride - 2 * pad + dilation * (k - 1) + 1 + outputPad;
-  return {n,  c,      h,      h,   o,   k,        k,       oh,
+  return {n,  c,      h,      h,   o,   k,        k,        oh,
           oh, stride, stride, pad, pad, dilation, dilation, groups};
 }
 
@@ -195,9 +195,8 @@ TEST_P(ConvTranspose2dTest, MatchesDirectLoop) {
   const ConvShape &s = GetParam().s;
   std::mt19937 rng(11);
   std::normal_distribution<float> normal;
-  std::vector<float> x(s.n * s.c * s.h * s.w), w(s.c * s.o / s.groups * s.kh *
-                                                 s.kw),
-      bias(s.o);
+  std::vector<float> x(s.n * s.c * s.h * s.w),
+      w(s.c * s.o / s.groups * s.kh * s.kw), bias(s.o);
   for (std::vector<float> *v : {&x, &w, &bias})
     for (float &e : *v)
       e = normal(rng);
