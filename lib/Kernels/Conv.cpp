@@ -13,10 +13,12 @@
 
 #include <cblas.h>
 #include <omp.h>
+#include <oneapi/dnnl/dnnl.h>
 
 #include <algorithm>
 #include <cstring>
 #include <memory>
+#include <type_traits>
 #include <vector>
 
 using namespace oneflow::kernels;
@@ -285,8 +287,42 @@ void depthwise(const T *x, const T *w, const T *bias, T *y,
   }
 }
 
+/// Whether the conv is a 1x1 one whose input planes are already the GEMM's
+/// right operand (no unfolding).
+bool isPointwise(const ConvShape &s) {
+  return s.kh == 1 && s.kw == 1 && s.sh == 1 && s.sw == 1 && s.pt == 0 &&
+         s.pl == 0 && s.oh == s.h && s.ow == s.w;
+}
+
+/// A pointwise f32 conv: per image and group, y[og, hw] = w[og, cg] x[cg,
+/// hw] on oneDNN's sgemm, 1.5-2x faster than OpenBLAS on these shapes
+/// (MobileNet's and EfficientNet's expansions and projections, one thread).
+void pointwise(const float *x, const float *w, const float *bias, float *y,
+               const ConvShape &s) {
+  int64_t cg = s.c / s.groups, og = s.o / s.groups, pixels = s.h * s.w;
+  int64_t work = s.n * s.groups;
+  int threads = std::min<int64_t>(omp_get_max_threads(), work);
+  // Several images: one per thread (oneDNN's sgemm inside the parallel
+  // region runs on its caller's thread); one image: sgemm's own threads.
+#pragma omp parallel for num_threads(threads) if (threads > 1) schedule(static)
+  for (int64_t i = 0; i < work; ++i) {
+    int64_t b = i / s.groups, g = i % s.groups;
+    float *out = y + (b * s.o + g * og) * pixels;
+    if (bias)
+      fillWithBias(out, bias + g * og, og, pixels);
+    dnnl_sgemm('N', 'N', og, pixels, cg, 1.0f, w + g * og * cg, cg,
+               x + (b * s.c + g * cg) * pixels, pixels, bias ? 1.0f : 0.0f,
+               out, pixels);
+  }
+}
+
 template <typename T>
 void conv2d(const T *x, const T *w, const T *bias, T *y, const ConvShape &s) {
+  if constexpr (std::is_same_v<T, float>)
+    if (isPointwise(s)) {
+      pointwise(x, w, bias, y, s);
+      return;
+    }
   if (s.groups == s.c && s.o == s.c) {
     depthwise(x, w, bias, y, s);
     return;

@@ -138,6 +138,7 @@ INSTANTIATE_TEST_SUITE_P(
         Case{"Dilation2", shape(1, 8, 16, 16, 8, 3, 1, 2, 2, 2, 1)},
         Case{"AsymmetricPads", shape(2, 6, 15, 15, 10, 3, 2, 0, 1, 1, 1)},
         Case{"OneByOne", shape(3, 32, 8, 8, 20, 1, 1, 0, 0, 1, 1)},
+        Case{"OneByOneGrouped", shape(2, 12, 6, 6, 8, 1, 1, 0, 0, 1, 2)},
         Case{"OneByOneStride2", shape(1, 24, 16, 16, 48, 1, 2, 0, 0, 1, 1)},
         Case{"Grouped", shape(2, 12, 10, 10, 18, 3, 1, 1, 1, 1, 3)},
         Case{"Depthwise", shape(3, 16, 13, 13, 16, 3, 1, 1, 1, 1, 16)},
