@@ -311,8 +311,8 @@ void pointwise(const float *x, const float *w, const float *bias, float *y,
     if (bias)
       fillWithBias(out, bias + g * og, og, pixels);
     dnnl_sgemm('N', 'N', og, pixels, cg, 1.0f, w + g * og * cg, cg,
-               x + (b * s.c + g * cg) * pixels, pixels, bias ? 1.0f : 0.0f,
-               out, pixels);
+               x + (b * s.c + g * cg) * pixels, pixels, bias ? 1.0f : 0.0f, out,
+               pixels);
   }
 }
 
