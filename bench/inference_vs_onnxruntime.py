@@ -204,7 +204,8 @@ def main():
                 start = time.perf_counter()
                 subprocess.run([os.path.join(args.bin, "oneflow-opt"),
                                 onnx_path, "--emit=plan", "-o", plan],
-                               check=True)
+                               check=True, stdout=subprocess.DEVNULL,
+                               stderr=subprocess.DEVNULL)
                 compile_s = time.perf_counter() - start
                 np.save(os.path.join(work, "input.npy"), example.numpy())
                 with torch.no_grad():
