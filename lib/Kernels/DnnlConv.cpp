@@ -163,6 +163,9 @@ void build(ConvPrimitive &p, const ConvShape &s, bool hasBias, bool transpose) {
 /// reference stays valid outside the lock.
 ConvPrimitive &primitiveFor(const ConvShape &s, bool hasBias, bool transpose) {
   using Key = std::array<int64_t, 18>;
+  // The engine first: statics are destroyed in reverse order, and the
+  // cached primitives must go before their engine.
+  cpuEngine();
   static std::mutex mutex;
   static std::map<Key, std::unique_ptr<ConvPrimitive>> cache;
   Key key = {s.n,  s.c,  s.h,  s.w,  s.o,  s.kh, s.kw,     s.oh,    s.ow,
