@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <ostream>
 #include <random>
 #include <vector>
 
@@ -83,6 +84,9 @@ struct Case {
   const char *name;
   ConvShape s;
 };
+
+// Test names and failure messages show the case's name.
+void PrintTo(const Case &c, std::ostream *os) { *os << c.name; }
 
 class Conv2dTest : public ::testing::TestWithParam<Case> {};
 
