@@ -1,0 +1,53 @@
+//===- Conv.h - Convolution shapes shared by the kernels --------*- C++ -*-===//
+//
+// The shape arguments of oneflow_conv2d_* (KernelABI.h): x [n, c, h, w],
+// weights [o, c / groups, kh, kw], y [n, o, oh, ow], all NCHW row-major;
+// strides sh, sw, top and left pads pt, pl (the bottom and right ones follow
+// from oh, ow), dilations dh, dw.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef ONEFLOW_LIB_KERNELS_CONV_H
+#define ONEFLOW_LIB_KERNELS_CONV_H
+
+#include <cstdint>
+#include <functional>
+
+namespace oneflow::kernels {
+
+struct ConvShape {
+  int64_t n, c, h, w, o, kh, kw, oh, ow, sh, sw, pt, pl, dh, dw, groups;
+};
+
+/// y = conv(x, w) + bias without oneDNN: direct loops for a depthwise conv,
+/// im2col + GEMM for the rest.
+void conv2dWithoutDnnlF32(const float *x, const float *w, const float *bias,
+                          float *y, const ConvShape &s);
+
+enum class ConvPath {
+  Auto,   // oneDNN where it was faster than `im2col` on the shape's first call
+  OneDnn, // oneDNN wherever it has a primitive
+  Im2col, // never oneDNN
+};
+
+/// y = conv(x, w) + bias (bias may be null) on a oneDNN convolution
+/// primitive, as `path` says; false when the caller is to compute it with
+/// im2col + GEMM (`im2col`, which Auto also times). The environment's
+/// ONEFLOW_DNNL_CONV (0: Im2col, 1: OneDnn) overrides Auto.
+bool dnnlConv2dF32(const float *x, const float *w, const float *bias, float *y,
+                   const ConvShape &s, ConvPath path,
+                   const std::function<void()> &im2col);
+
+/// The same for conv_transpose2d (x [n, c, h, w], weights [c, o / groups,
+/// kh, kw], y [n, o, oh, ow]) on oneDNN's backward-data convolution.
+bool dnnlConvTranspose2dF32(const float *x, const float *w, const float *bias,
+                            float *y, const ConvShape &s, ConvPath path,
+                            const std::function<void()> &im2col);
+/// conv_transpose2d without oneDNN: GEMM + col2im.
+void convTranspose2dWithoutDnnlF32(const float *x, const float *w,
+                                   const float *bias, float *y,
+                                   const ConvShape &s);
+
+} // namespace oneflow::kernels
+
+#endif // ONEFLOW_LIB_KERNELS_CONV_H

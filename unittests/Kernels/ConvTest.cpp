@@ -1,0 +1,243 @@
+//===- ConvTest.cpp - Kernel library convolutions against a direct loop ---===//
+
+#include "Conv.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <ostream>
+#include <random>
+#include <vector>
+
+using oneflow::kernels::ConvShape;
+
+extern "C" void oneflow_conv2d_f32(int64_t x, int64_t w, int64_t bias,
+                                   int64_t y, int64_t n, int64_t c, int64_t h,
+                                   int64_t wd, int64_t o, int64_t kh,
+                                   int64_t kw, int64_t oh, int64_t ow,
+                                   int64_t sh, int64_t sw, int64_t pt,
+                                   int64_t pl, int64_t dh, int64_t dw,
+                                   int64_t groups);
+
+extern "C" void oneflow_conv_transpose2d_f32(int64_t x, int64_t w, int64_t bias,
+                                             int64_t y, int64_t n, int64_t c,
+                                             int64_t h, int64_t wd, int64_t o,
+                                             int64_t kh, int64_t kw, int64_t oh,
+                                             int64_t ow, int64_t sh, int64_t sw,
+                                             int64_t pt, int64_t pl, int64_t dh,
+                                             int64_t dw, int64_t groups);
+
+namespace {
+
+/// A shape from its input size and bottom/right pads (pb, pr).
+ConvShape shape(int64_t n, int64_t c, int64_t h, int64_t w, int64_t o,
+                int64_t k, int64_t stride, int64_t pt, int64_t pb,
+                int64_t dilation, int64_t groups) {
+  int64_t oh = (h + pt + pb - dilation * (k - 1) - 1) / stride + 1;
+  int64_t ow = (w + pt + pb - dilation * (k - 1) - 1) / stride + 1;
+  return {n,  c,      h,      w,  o,  k,        k,        oh,
+          ow, stride, stride, pt, pt, dilation, dilation, groups};
+}
+
+std::vector<double> reference(const std::vector<float> &x,
+                              const std::vector<float> &w, const float *bias,
+                              const ConvShape &s) {
+  int64_t cg = s.c / s.groups, og = s.o / s.groups;
+  std::vector<double> y(s.n * s.o * s.oh * s.ow);
+  for (int64_t b = 0; b < s.n; ++b)
+    for (int64_t oc = 0; oc < s.o; ++oc)
+      for (int64_t oy = 0; oy < s.oh; ++oy)
+        for (int64_t ox = 0; ox < s.ow; ++ox) {
+          double sum = bias ? bias[oc] : 0.0;
+          int64_t g = oc / og;
+          for (int64_t ic = 0; ic < cg; ++ic)
+            for (int64_t i = 0; i < s.kh; ++i)
+              for (int64_t j = 0; j < s.kw; ++j) {
+                int64_t iy = oy * s.sh - s.pt + i * s.dh;
+                int64_t ix = ox * s.sw - s.pl + j * s.dw;
+                if (iy < 0 || iy >= s.h || ix < 0 || ix >= s.w)
+                  continue;
+                sum +=
+                    double(x[((b * s.c + g * cg + ic) * s.h + iy) * s.w + ix]) *
+                    w[((oc * cg + ic) * s.kh + i) * s.kw + j];
+              }
+          y[((b * s.o + oc) * s.oh + oy) * s.ow + ox] = sum;
+        }
+  return y;
+}
+
+void expectClose(const std::vector<float> &y, const std::vector<double> &ref) {
+  ASSERT_EQ(y.size(), ref.size());
+  double scale = 0;
+  for (double v : ref)
+    scale = std::max(scale, std::abs(v));
+  ASSERT_GT(scale, 0.1);
+  for (size_t i = 0; i < y.size(); ++i)
+    ASSERT_NEAR(y[i], ref[i], 1e-4 * scale) << "at element " << i;
+}
+
+int64_t address(const void *p) { return reinterpret_cast<intptr_t>(p); }
+
+struct Case {
+  const char *name;
+  ConvShape s;
+};
+
+// Test names and failure messages show the case's name.
+void PrintTo(const Case &c, std::ostream *os) { *os << c.name; }
+
+class Conv2dTest : public ::testing::TestWithParam<Case> {};
+
+TEST_P(Conv2dTest, MatchesDirectLoop) {
+  const ConvShape &s = GetParam().s;
+  std::mt19937 rng(7);
+  std::normal_distribution<float> normal;
+  std::vector<float> x(s.n * s.c * s.h * s.w),
+      w(s.o * s.c / s.groups * s.kh * s.kw), bias(s.o);
+  for (float &v : x)
+    v = normal(rng);
+  for (float &v : w)
+    v = normal(rng);
+  for (float &v : bias)
+    v = normal(rng);
+  for (bool withBias : {false, true}) {
+    const float *b = withBias ? bias.data() : nullptr;
+    // The oneDNN path, the one without it (direct depthwise, im2col), then
+    // the kernel ABI's entry (whichever was faster).
+    std::vector<float> y(s.n * s.o * s.oh * s.ow, NAN);
+    ASSERT_TRUE(oneflow::kernels::dnnlConv2dF32(
+        x.data(), w.data(), b, y.data(), s, oneflow::kernels::ConvPath::OneDnn,
+        [] { FAIL() << "im2col called"; }));
+    expectClose(y, reference(x, w, b, s));
+    std::fill(y.begin(), y.end(), NAN);
+    oneflow::kernels::conv2dWithoutDnnlF32(x.data(), w.data(), b, y.data(), s);
+    expectClose(y, reference(x, w, b, s));
+    std::fill(y.begin(), y.end(), NAN);
+    oneflow_conv2d_f32(address(x.data()), address(w.data()), address(b),
+                       address(y.data()), s.n, s.c, s.h, s.w, s.o, s.kh, s.kw,
+                       s.oh, s.ow, s.sh, s.sw, s.pt, s.pl, s.dh, s.dw,
+                       s.groups);
+    expectClose(y, reference(x, w, b, s));
+  }
+  // Weights updated in place (a training step) between two calls of one
+  // shape: the second call must use the new values.
+  for (float &v : w)
+    v = normal(rng);
+  std::vector<float> y(s.n * s.o * s.oh * s.ow);
+  oneflow_conv2d_f32(address(x.data()), address(w.data()), address(bias.data()),
+                     address(y.data()), s.n, s.c, s.h, s.w, s.o, s.kh, s.kw,
+                     s.oh, s.ow, s.sh, s.sw, s.pt, s.pl, s.dh, s.dw, s.groups);
+  expectClose(y, reference(x, w, bias.data(), s));
+}
+
+// n, c, h, w, o, k, stride, top/left pad, bottom/right pad, dilation, groups.
+INSTANTIATE_TEST_SUITE_P(
+    Shapes, Conv2dTest,
+    ::testing::Values(
+        Case{"Dense3x3", shape(1, 16, 12, 12, 24, 3, 1, 1, 1, 1, 1)},
+        Case{"Batch3OddChannels", shape(3, 5, 9, 11, 7, 3, 1, 1, 1, 1, 1)},
+        Case{"Stride2", shape(2, 8, 17, 17, 16, 3, 2, 1, 1, 1, 1)},
+        Case{"Dilation2", shape(1, 8, 16, 16, 8, 3, 1, 2, 2, 2, 1)},
+        Case{"AsymmetricPads", shape(2, 6, 15, 15, 10, 3, 2, 0, 1, 1, 1)},
+        Case{"OneByOne", shape(3, 32, 8, 8, 20, 1, 1, 0, 0, 1, 1)},
+        Case{"OneByOneGrouped", shape(2, 12, 6, 6, 8, 1, 1, 0, 0, 1, 2)},
+        Case{"OneByOneStride2", shape(1, 24, 16, 16, 48, 1, 2, 0, 0, 1, 1)},
+        Case{"Grouped", shape(2, 12, 10, 10, 18, 3, 1, 1, 1, 1, 3)},
+        Case{"Depthwise", shape(3, 16, 13, 13, 16, 3, 1, 1, 1, 1, 16)},
+        Case{"DepthwiseStride2", shape(1, 24, 14, 14, 24, 5, 2, 2, 2, 1, 24)},
+        Case{"DepthwiseMultiplier", shape(1, 8, 9, 9, 16, 3, 1, 1, 1, 1, 8)},
+        Case{"Depthwise5x5Dilated", shape(1, 8, 12, 12, 8, 5, 1, 4, 4, 2, 8)},
+        Case{"Stem7x7", shape(1, 3, 32, 32, 16, 7, 2, 3, 3, 1, 1)},
+        Case{"FewPixels", shape(1, 64, 4, 4, 64, 3, 2, 1, 1, 1, 1)}),
+    [](const ::testing::TestParamInfo<Case> &info) {
+      return std::string(info.param.name);
+    });
+
+/// conv_transpose2d's shape: x [n, c, h, w] to [n, o, oh, ow], oh = (h - 1)
+/// * stride - 2 * pad + dilation * (k - 1) + 1 + outputPad.
+ConvShape transposeShape(int64_t n, int64_t c, int64_t h, int64_t o, int64_t k,
+                         int64_t stride, int64_t pad, int64_t outputPad,
+                         int64_t dilation, int64_t groups) {
+  int64_t oh = (h - 1) * stride - 2 * pad + dilation * (k - 1) + 1 + outputPad;
+  return {n,  c,      h,      h,   o,   k,        k,        oh,
+          oh, stride, stride, pad, pad, dilation, dilation, groups};
+}
+
+/// The adjoint of the conv from y's shape to x's, accumulated directly.
+std::vector<double> transposeReference(const std::vector<float> &x,
+                                       const std::vector<float> &w,
+                                       const float *bias, const ConvShape &s) {
+  int64_t cg = s.c / s.groups, og = s.o / s.groups;
+  std::vector<double> y(s.n * s.o * s.oh * s.ow);
+  for (int64_t b = 0; b < s.n; ++b)
+    for (int64_t oc = 0; oc < s.o; ++oc)
+      for (int64_t p = 0; p < s.oh * s.ow; ++p)
+        y[(b * s.o + oc) * s.oh * s.ow + p] = bias ? bias[oc] : 0.0;
+  for (int64_t b = 0; b < s.n; ++b)
+    for (int64_t ic = 0; ic < s.c; ++ic)
+      for (int64_t iy = 0; iy < s.h; ++iy)
+        for (int64_t ix = 0; ix < s.w; ++ix)
+          for (int64_t k = 0; k < og; ++k)
+            for (int64_t i = 0; i < s.kh; ++i)
+              for (int64_t j = 0; j < s.kw; ++j) {
+                int64_t oy = iy * s.sh - s.pt + i * s.dh;
+                int64_t ox = ix * s.sw - s.pl + j * s.dw;
+                if (oy < 0 || oy >= s.oh || ox < 0 || ox >= s.ow)
+                  continue;
+                int64_t oc = ic / cg * og + k;
+                y[((b * s.o + oc) * s.oh + oy) * s.ow + ox] +=
+                    double(x[((b * s.c + ic) * s.h + iy) * s.w + ix]) *
+                    w[((ic * og + k) * s.kh + i) * s.kw + j];
+              }
+  return y;
+}
+
+class ConvTranspose2dTest : public ::testing::TestWithParam<Case> {};
+
+TEST_P(ConvTranspose2dTest, MatchesDirectLoop) {
+  const ConvShape &s = GetParam().s;
+  std::mt19937 rng(11);
+  std::normal_distribution<float> normal;
+  std::vector<float> x(s.n * s.c * s.h * s.w),
+      w(s.c * s.o / s.groups * s.kh * s.kw), bias(s.o);
+  for (std::vector<float> *v : {&x, &w, &bias})
+    for (float &e : *v)
+      e = normal(rng);
+  for (bool withBias : {false, true}) {
+    const float *b = withBias ? bias.data() : nullptr;
+    std::vector<double> ref = transposeReference(x, w, b, s);
+    std::vector<float> y(s.n * s.o * s.oh * s.ow, NAN);
+    ASSERT_TRUE(oneflow::kernels::dnnlConvTranspose2dF32(
+        x.data(), w.data(), b, y.data(), s, oneflow::kernels::ConvPath::OneDnn,
+        [] { FAIL() << "col2im called"; }));
+    expectClose(y, ref);
+    std::fill(y.begin(), y.end(), NAN);
+    oneflow::kernels::convTranspose2dWithoutDnnlF32(x.data(), w.data(), b,
+                                                    y.data(), s);
+    expectClose(y, ref);
+    std::fill(y.begin(), y.end(), NAN);
+    oneflow_conv_transpose2d_f32(address(x.data()), address(w.data()),
+                                 address(b), address(y.data()), s.n, s.c, s.h,
+                                 s.w, s.o, s.kh, s.kw, s.oh, s.ow, s.sh, s.sw,
+                                 s.pt, s.pl, s.dh, s.dw, s.groups);
+    expectClose(y, ref);
+  }
+}
+
+// n, c, h, o, k, stride, pad, output pad, dilation, groups.
+INSTANTIATE_TEST_SUITE_P(
+    Shapes, ConvTranspose2dTest,
+    ::testing::Values(
+        Case{"UpsampleStride2", transposeShape(2, 16, 8, 8, 2, 2, 0, 0, 1, 1)},
+        Case{"Stride2Pad1OutputPad1",
+             transposeShape(1, 8, 7, 12, 3, 2, 1, 1, 1, 1)},
+        Case{"Stride1", transposeShape(3, 6, 9, 5, 3, 1, 1, 0, 1, 1)},
+        Case{"Grouped", transposeShape(1, 12, 6, 9, 3, 2, 1, 0, 1, 3)},
+        Case{"Dilation2", transposeShape(1, 4, 8, 6, 3, 1, 2, 0, 2, 1)}),
+    [](const ::testing::TestParamInfo<Case> &info) {
+      return std::string(info.param.name);
+    });
+
+} // namespace
