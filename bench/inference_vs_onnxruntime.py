@@ -25,7 +25,6 @@ inter-op thread, intraOpNumThreads = the thread count).
 import argparse
 import math
 import os
-import platform
 import re
 import statistics
 import subprocess
@@ -41,6 +40,9 @@ from torch import nn
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "bench"))
 from docs_block import write_block  # noqa: E402
+from inference_vs_pytorch import cpu_name  # noqa: E402
+sys.path.insert(0, os.path.join(ROOT, "python", "models"))
+import vision  # noqa: E402
 
 MARKER_BEGIN = "<!-- inference-vs-onnxruntime: begin -->"
 MARKER_END = "<!-- inference-vs-onnxruntime: end -->"
@@ -61,23 +63,6 @@ TORCHVISION = {
 MODELS = list(TORCHVISION) + ["vit", "transformer_encoder"]
 
 
-def nontrivial(model):
-    """Random normalization parameters and statistics (as the frontend
-    tests do): freshly initialized, several models output ~1e-10, which any
-    graph would match."""
-    with torch.no_grad():
-        for m in model.modules():
-            if isinstance(m, (nn.BatchNorm2d, nn.LayerNorm)):
-                m.weight.uniform_(0.5, 1.5)
-                m.bias.normal_(0, 0.1)
-            if isinstance(m, nn.BatchNorm2d):
-                m.running_mean.normal_(0, 0.1)
-                m.running_var.uniform_(0.5, 1.5)
-            if isinstance(m, nn.Linear) and float(m.weight.std()) < 0.02:
-                m.reset_parameters()
-    return model.eval()
-
-
 def build(name, batch):
     """(module, example input, description) of a benchmark model."""
     import torchvision
@@ -86,7 +71,7 @@ def build(name, batch):
         from torchvision.models.vision_transformer import VisionTransformer
         model = VisionTransformer(image_size=32, patch_size=8, num_layers=2,
                                   num_heads=2, hidden_dim=64, mlp_dim=128)
-        return nontrivial(model), torch.randn(batch, 3, 32, 32), \
+        return vision.nontrivial(model).eval(), torch.randn(batch, 3, 32, 32), \
             "2 layers, d 64, 32x32"
     if name == "transformer_encoder":
         layer = nn.TransformerEncoderLayer(d_model=256, nhead=4,
@@ -94,11 +79,11 @@ def build(name, batch):
                                            dropout=0.0, batch_first=True)
         model = nn.TransformerEncoder(layer, num_layers=4,
                                       enable_nested_tensor=False)
-        return nontrivial(model), torch.randn(batch, 64, 256), \
+        return vision.nontrivial(model).eval(), torch.randn(batch, 64, 256), \
             "4 layers, d 256, seq 64"
     options, size = TORCHVISION[name]
     model = getattr(torchvision.models, name)(weights=None, **options)
-    return nontrivial(model), torch.randn(batch, 3, size, size), \
+    return vision.nontrivial(model).eval(), torch.randn(batch, 3, size, size), \
         f"{size}x{size}"
 
 
@@ -143,17 +128,6 @@ def time_ort(ort_dir, onnx_path, example, work, steps, threads):
     median = float(re.search(r'"median_ms":([0-9.eE+-]+)',
                              run.stdout).group(1))
     return median, np.fromfile(out, dtype=np.float32)
-
-
-def cpu_name():
-    try:
-        with open("/proc/cpuinfo") as f:
-            for line in f:
-                if line.startswith("model name"):
-                    return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor()
 
 
 def ort_version(ort_dir):

@@ -390,6 +390,25 @@ MODELS = {
 }
 
 
+def nontrivial(model):
+    """torchvision's initialization, with random normalization parameters
+    and statistics and default-initialized linear heads: as initialized,
+    several models (zero ViT head, MobileNet/EfficientNet/MnasNet's small
+    heads behind unit-variance norms) give outputs of 1e-14 to 1e-8, which
+    any compiled graph would match."""
+    with torch.no_grad():
+        for m in model.modules():
+            if isinstance(m, (nn.BatchNorm2d, nn.LayerNorm)):
+                m.weight.uniform_(0.5, 1.5)
+                m.bias.normal_(0, 0.1)
+            if isinstance(m, nn.BatchNorm2d):
+                m.running_mean.normal_(0, 0.1)
+                m.running_var.uniform_(0.5, 1.5)
+            if isinstance(m, nn.Linear) and float(m.weight.std()) < 0.02:
+                m.reset_parameters()
+    return model
+
+
 def build(name, seed=0):
     torch.manual_seed(seed)
     model = MODELS[name]()
