@@ -37,10 +37,6 @@ export ASAN_OPTIONS="detect_leaks=1:abort_on_error=0:halt_on_error=1:strict_stri
 export UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1"
 export LSAN_OPTIONS="suppressions=$ROOT/scripts/lsan.supp:print_suppressions=0"
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-# A convolution shape's first call times oneDNN against im2col and keeps the
-# faster: a sanitized build times differently. One path for both runs, so
-# their outputs can be compared byte for byte.
-export ONEFLOW_DNNL_CONV=1
 # A sanitizer report anywhere fails the step, even one a test tolerated.
 LOG="$SAN_DIR/sanitizers.log"
 : >"$LOG"

@@ -424,27 +424,20 @@ void oneflow::kernels::convTranspose2dWithoutDnnlF32(const float *x,
   ConvShape { n, c, h, wd, o, kh, kw, oh, ow, sh, sw, pt, pl, dh, dw, groups }
 
 ONEFLOW_KERNEL void oneflow_conv2d_f32(CONV_ARGS) {
-  auto im2col = [&] {
+  if (!dnnlConv2dF32(ptr<float>(x), ptr<float>(w), ptr<float>(bias),
+                     ptr<float>(y), CONV_SHAPE, ConvPath::Auto))
     conv2dWithoutDnnlF32(ptr<float>(x), ptr<float>(w), ptr<float>(bias),
                          ptr<float>(y), CONV_SHAPE);
-  };
-  if (!dnnlConv2dF32(ptr<float>(x), ptr<float>(w), ptr<float>(bias),
-                     ptr<float>(y), CONV_SHAPE, ConvPath::Auto, im2col))
-    im2col();
 }
 ONEFLOW_KERNEL void oneflow_conv2d_f64(CONV_ARGS) {
   conv2d(ptr<double>(x), ptr<double>(w), ptr<double>(bias), ptr<double>(y),
          CONV_SHAPE);
 }
 ONEFLOW_KERNEL void oneflow_conv_transpose2d_f32(CONV_ARGS) {
-  auto col2im = [&] {
+  if (!dnnlConvTranspose2dF32(ptr<float>(x), ptr<float>(w), ptr<float>(bias),
+                              ptr<float>(y), CONV_SHAPE, ConvPath::Auto))
     convTranspose2dWithoutDnnlF32(ptr<float>(x), ptr<float>(w),
                                   ptr<float>(bias), ptr<float>(y), CONV_SHAPE);
-  };
-  if (!dnnlConvTranspose2dF32(ptr<float>(x), ptr<float>(w), ptr<float>(bias),
-                              ptr<float>(y), CONV_SHAPE, ConvPath::Auto,
-                              col2im))
-    col2im();
 }
 ONEFLOW_KERNEL void oneflow_conv_transpose2d_f64(CONV_ARGS) {
   convTranspose2d(ptr<double>(x), ptr<double>(w), ptr<double>(bias),

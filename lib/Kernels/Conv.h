@@ -11,7 +11,6 @@
 #define ONEFLOW_LIB_KERNELS_CONV_H
 
 #include <cstdint>
-#include <functional>
 
 namespace oneflow::kernels {
 
@@ -25,24 +24,29 @@ void conv2dWithoutDnnlF32(const float *x, const float *w, const float *bias,
                           float *y, const ConvShape &s);
 
 enum class ConvPath {
-  Auto,   // oneDNN where it was faster than `im2col` on the shape's first call
+  Auto,   // oneDNN where preferOneDnn says so
   OneDnn, // oneDNN wherever it has a primitive
   Im2col, // never oneDNN
 };
 
+/// Whether oneDNN's primitive (with the reorders to and from its blocked
+/// layouts) is expected to beat conv2dWithoutDnnlF32 on this f32 conv2d or
+/// conv_transpose2d (its conv's shape). A rule by shape, not a timing, so
+/// every process and rank takes the same path and computes the same bits;
+/// bench/conv_paths.cpp measures both paths to check it.
+bool preferOneDnn(const ConvShape &s);
+
 /// y = conv(x, w) + bias (bias may be null) on a oneDNN convolution
-/// primitive, as `path` says; false when the caller is to compute it with
-/// im2col + GEMM (`im2col`, which Auto also times). The environment's
-/// ONEFLOW_DNNL_CONV (0: Im2col, 1: OneDnn) overrides Auto.
+/// primitive, as `path` says; false when the caller is to compute it
+/// without oneDNN. The environment's ONEFLOW_DNNL_CONV (0: Im2col, 1:
+/// OneDnn) overrides Auto.
 bool dnnlConv2dF32(const float *x, const float *w, const float *bias, float *y,
-                   const ConvShape &s, ConvPath path,
-                   const std::function<void()> &im2col);
+                   const ConvShape &s, ConvPath path);
 
 /// The same for conv_transpose2d (x [n, c, h, w], weights [c, o / groups,
 /// kh, kw], y [n, o, oh, ow]) on oneDNN's backward-data convolution.
 bool dnnlConvTranspose2dF32(const float *x, const float *w, const float *bias,
-                            float *y, const ConvShape &s, ConvPath path,
-                            const std::function<void()> &im2col);
+                            float *y, const ConvShape &s, ConvPath path);
 /// conv_transpose2d without oneDNN: GEMM + col2im.
 void convTranspose2dWithoutDnnlF32(const float *x, const float *w,
                                    const float *bias, float *y,

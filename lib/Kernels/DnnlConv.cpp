@@ -6,10 +6,11 @@
 // conv is one tiny GEMM per channel there). The plan's buffers stay NCHW:
 // each call reorders x in, y out and the weights in (a training plan may
 // have updated them in place since the last call). One primitive and its
-// reorders per shape, built on the first call with that shape and kept;
-// that call also times it against im2col + GEMM and keeps the faster: the
+// reorders per shape, built on the first call with that shape and kept.
+// Which path a shape takes is a rule (preferOneDnn), not a timing: the
 // reorders can cost more than the blocked kernel gains (1x1 convs, few
-// output pixels per weight).
+// output pixels per weight), and a timed choice would differ between
+// processes, so ranks and reruns would compute different bits.
 //
 //===----------------------------------------------------------------------===//
 
@@ -18,11 +19,8 @@
 #include <oneapi/dnnl/dnnl.hpp>
 
 #include <array>
-#include <atomic>
-#include <chrono>
 #include <cstdlib>
 #include <cstring>
-#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -53,8 +51,6 @@ struct ConvPrimitive {
   dnnl::reorder toSrc, toWeights, fromDst;
   memory::desc scratchpad;
   size_t scratchpadBytes = 0;
-  /// Auto's choice: 0 not timed yet, 1 oneDNN, 2 im2col.
-  std::atomic<int> choice{0};
 };
 
 /// The per-call work space: oneDNN's scratchpad and the reordered operands,
@@ -247,44 +243,36 @@ void execute(const ConvPrimitive &p, const float *x, const float *w,
   }
 }
 
-double milliseconds(const std::function<void()> &run) {
-  auto start = std::chrono::steady_clock::now();
-  run();
-  return std::chrono::duration<double, std::milli>(
-             std::chrono::steady_clock::now() - start)
-      .count();
-}
 } // namespace
+
+bool oneflow::kernels::preferOneDnn(const ConvShape &s) {
+  // Measured with bench/conv_paths.cpp on the conv2d shapes of 13
+  // torchvision models (docs/benchmarks.md): this rule's total is within 8%
+  // (one thread) and 3% (two) of taking the faster path of every shape.
+  // 1x1 convs: one sgemm per image (after a strided gather) beats the
+  // reorders to and from oneDNN's blocked layouts.
+  if (s.kh == 1 && s.kw == 1)
+    return false;
+  // Depthwise: the direct loops' register-blocked 3x3 stride-1 kernel wins
+  // on planes of 8x8 and more; oneDNN wins strided, 5x5 and 7x7 taps and
+  // tiny planes (up to 7x faster).
+  if (s.groups == s.c && s.o == s.c)
+    return !(s.kh == 3 && s.kw == 3 && s.sh == 1 && s.sw == 1 && s.dh == 1 &&
+             s.dw == 1 && s.oh * s.ow >= 64);
+  // Dense and grouped convs with taps: oneDNN, 1.5-3x faster.
+  return true;
+}
 
 namespace {
 bool run(const float *x, const float *w, const float *bias, float *y,
-         const ConvShape &s, bool transpose, ConvPath path,
-         const std::function<void()> &im2col) {
+         const ConvShape &s, bool transpose, ConvPath path) {
   if (path == ConvPath::Auto)
     path = pathFromEnvironment();
-  if (path == ConvPath::Im2col)
+  if (path == ConvPath::Im2col ||
+      (path == ConvPath::Auto && !preferOneDnn(s)))
     return false;
   ConvPrimitive &p = primitiveFor(s, bias != nullptr, transpose);
   if (!p.supported)
-    return false;
-  if (path == ConvPath::Auto && p.choice.load() == 0) {
-    // Which is faster depends on the shape and the machine (a 1x1 conv or
-    // one with few pixels per weight loses more to the reorders than the
-    // blocked kernel gains): the best of three runs of each, on this
-    // call's operands (both write the same y).
-    static std::mutex tuning;
-    std::lock_guard<std::mutex> lock(tuning);
-    if (p.choice.load() == 0) {
-      double ours = 1e30, theirs = 1e30;
-      for (int i = 0; i < 3; ++i) {
-        theirs =
-            std::min(theirs, milliseconds([&] { execute(p, x, w, bias, y); }));
-        ours = std::min(ours, milliseconds(im2col));
-      }
-      p.choice.store(theirs < ours ? 1 : 2);
-    }
-  }
-  if (path == ConvPath::Auto && p.choice.load() == 2)
     return false;
   execute(p, x, w, bias, y);
   return true;
@@ -293,13 +281,12 @@ bool run(const float *x, const float *w, const float *bias, float *y,
 
 bool oneflow::kernels::dnnlConv2dF32(const float *x, const float *w,
                                      const float *bias, float *y,
-                                     const ConvShape &s, ConvPath path,
-                                     const std::function<void()> &im2col) {
-  return run(x, w, bias, y, s, false, path, im2col);
+                                     const ConvShape &s, ConvPath path) {
+  return run(x, w, bias, y, s, false, path);
 }
 
 bool oneflow::kernels::dnnlConvTranspose2dF32(
     const float *x, const float *w, const float *bias, float *y,
-    const ConvShape &s, ConvPath path, const std::function<void()> &im2col) {
-  return run(x, w, bias, y, s, true, path, im2col);
+    const ConvShape &s, ConvPath path) {
+  return run(x, w, bias, y, s, true, path);
 }

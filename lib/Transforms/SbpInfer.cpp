@@ -4,10 +4,12 @@
 
 #include "oneflow/Dialect/SBP/BoxingCost.h"
 #include "oneflow/Transforms/Passes.h"
+#include "oneflow/Transforms/Provenance.h"
 
 #include "oneflow/Dialect/OneFlow/OneFlowDialect.h"
 
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/StringMap.h"
 
 namespace mlir {
@@ -85,6 +87,7 @@ struct SbpInferPass : public oneflow::impl::SbpInferBase<SbpInferPass> {
       }
       sbpOf[arg] = nd;
     }
+    findUpdateOwners(graph);
     for (Operation &op : graph.getOps()) {
       if (isa<func::ReturnOp>(op))
         continue;
@@ -137,9 +140,79 @@ struct SbpInferPass : public oneflow::impl::SbpInferBase<SbpInferPass> {
     op->setAttr(sbp::SBPDialect::kPlacementAttrName, placement);
     for (auto [result, nd] : llvm::zip(op->getResults(), chosen.results))
       sbpOf[result] = nd;
-    if (auto variable = dyn_cast<VariableOp>(op))
+    if (auto variable = dyn_cast<VariableOp>(op)) {
       sbpOfVariable.try_emplace(variable.getVarName(), chosen.results[0]);
+      shapeOfVariable.try_emplace(
+          variable.getVarName(),
+          cast<RankedTensorType>(variable.getType()).getShape());
+      if (auto of = variable->getAttrOfType<FlatSymbolRefAttr>(
+              kStateOfAttrName))
+        stateSbps[of.getValue()].push_back(chosen.results[0]);
+    }
     return success();
+  }
+
+  /// The parameter whose update each op of the optimizer's update phase
+  /// computes: the one its results are stored to (a state variable counts
+  /// as its parameter), following the data flow back from the assigns;
+  /// ops shared by several parameters' updates (AdamW's step size) have
+  /// none.
+  void findUpdateOwners(func::FuncOp graph) {
+    llvm::StringMap<StringRef> paramOf;
+    graph.walk([&](VariableOp variable) {
+      auto of = variable->getAttrOfType<FlatSymbolRefAttr>(kStateOfAttrName);
+      paramOf[variable.getVarName()] =
+          of ? of.getValue() : variable.getVarName();
+    });
+    llvm::DenseSet<Operation *> shared;
+    graph.walk([&](AssignOp assign) {
+      auto it = paramOf.find(assign.getVarName());
+      if (it == paramOf.end())
+        return;
+      StringRef param = it->second;
+      SmallVector<Operation *> work;
+      auto visit = [&](Value value) {
+        Operation *def = value.getDefiningOp();
+        std::optional<Provenance> provenance =
+            def ? getProvenance(def) : std::nullopt;
+        if (!provenance || provenance->phase != "update" || shared.count(def))
+          return;
+        auto [entry, inserted] = updateOwner.try_emplace(def, param);
+        if (inserted) {
+          work.push_back(def);
+        } else if (entry->second != param) {
+          updateOwner.erase(entry);
+          shared.insert(def);
+        }
+      };
+      visit(assign.getValue());
+      while (!work.empty())
+        for (Value operand : work.pop_back_val()->getOperands())
+          visit(operand);
+    });
+  }
+
+  /// The layout an op of a parameter's update must give its results of the
+  /// parameter's shape: the parameter's, when its optimizer state has that
+  /// layout too (ZeRO 0 or 3; SGD without state). The greedy choice would
+  /// otherwise run the update on the slice that the cheaper reduce-scatter
+  /// of the gradient leaves, then all-gather the parameter and each state
+  /// tensor, instead of all-reducing the gradient once.
+  std::optional<std::pair<NdSbp, ArrayRef<int64_t>>>
+  updateLayout(Operation *op) {
+    auto owner = updateOwner.find(op);
+    if (owner == updateOwner.end())
+      return std::nullopt;
+    auto param = sbpOfVariable.find(owner->second);
+    if (param == sbpOfVariable.end())
+      return std::nullopt;
+    auto states = stateSbps.find(owner->second);
+    if (states != stateSbps.end() &&
+        llvm::any_of(states->second,
+                     [&](const NdSbp &nd) { return nd != param->second; }))
+      return std::nullopt;
+    return std::make_pair(param->second,
+                          shapeOfVariable.lookup(owner->second));
   }
 
   /// The cheapest valid nd-signature: boxing bytes of the operands, the
@@ -153,8 +226,20 @@ struct SbpInferPass : public oneflow::impl::SbpInferBase<SbpInferPass> {
     // Sources (constants, parameters) compute nothing: all-B unless pinned.
     if (op->getNumOperands() == 0)
       work = 0;
-    NdSignature best;
+    // Of an update: the parameter's layout on its shape's results, where
+    // a candidate gives it; any otherwise.
+    auto layout = updateLayout(op);
+    auto keepsLayout = [&](const NdSignature &candidate) {
+      for (auto [result, nd] : llvm::zip(op->getResults(), candidate.results))
+        if (cast<RankedTensorType>(result.getType()).getShape() ==
+                layout->second &&
+            nd != layout->first)
+          return false;
+      return true;
+    };
+    NdSignature best, bestInLayout;
     double bestCost = std::numeric_limits<double>::infinity();
+    double bestInLayoutCost = bestCost;
     forEachNdSignature(
         rule, meshShape, op->getNumOperands(), op->getNumResults(),
         [&](const NdSignature &candidate, double degree, bool wholeUnits) {
@@ -181,8 +266,14 @@ struct SbpInferPass : public oneflow::impl::SbpInferBase<SbpInferPass> {
             bestCost = cost;
             best = candidate;
           }
+          if (layout && cost < bestInLayoutCost && keepsLayout(candidate)) {
+            bestInLayoutCost = cost;
+            bestInLayout = candidate;
+          }
         });
-    return best;
+    return bestInLayoutCost < std::numeric_limits<double>::infinity()
+               ? bestInLayout
+               : best;
   }
 
   bool fits(Operation *op, const NdSignature &sig) {
@@ -199,5 +290,9 @@ struct SbpInferPass : public oneflow::impl::SbpInferBase<SbpInferPass> {
   FlatSymbolRefAttr placement;
   llvm::DenseMap<Value, NdSbp> sbpOf;
   llvm::StringMap<NdSbp> sbpOfVariable;
+  /// The layouts of each parameter's optimizer state variables.
+  llvm::StringMap<SmallVector<NdSbp>> stateSbps;
+  llvm::StringMap<ArrayRef<int64_t>> shapeOfVariable;
+  llvm::DenseMap<Operation *, StringRef> updateOwner;
 };
 } // namespace

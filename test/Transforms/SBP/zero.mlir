@@ -2,6 +2,8 @@
 // RUN: oneflow-opt %s --oneflow-autodiff --oneflow-optimizer="optimizer=adamw" --sbp-apply-strategy="mesh=2 strategy=data zero=1" | FileCheck %s --check-prefix=ZERO1
 // RUN: oneflow-opt %s --oneflow-autodiff --oneflow-optimizer="optimizer=adamw" --sbp-apply-strategy="mesh=2 strategy=data zero=0" | FileCheck %s --check-prefix=ZERO0
 // RUN: not oneflow-opt %s --sbp-apply-strategy="mesh=2 strategy=data zero=4" 2>&1 | FileCheck %s --check-prefix=STAGE
+// RUN: oneflow-opt %s --oneflow-autodiff --oneflow-optimizer="optimizer=adamw" --sbp-apply-strategy="mesh=2 strategy=data zero=0" --sbp-infer --sbp-insert-boxing --cse | FileCheck %s --check-prefix=INFER0
+// RUN: oneflow-opt %s --oneflow-autodiff --oneflow-optimizer="optimizer=adamw" --sbp-apply-strategy="mesh=2 strategy=data zero=1" --sbp-infer --sbp-insert-boxing --cse | FileCheck %s --check-prefix=INFER1
 
 // ZeRO-3: parameters and their optimizer state are split over the data
 // axis; each parameter is gathered (S -> B) once for the forward and once
@@ -24,6 +26,22 @@
 // ZERO1-NOT: sbp.boxing
 // ZERO0: oneflow.variable @w0.exp_avg {{.*}}sbp.sig = #sbp.sig<() -> (B)>
 // ZERO0: oneflow.variable @w0 {{.*}}sbp.sig = #sbp.sig<() -> (B)>
+// ZeRO-0 through sbp-infer: each update runs replicated, in the layout of
+// its parameter and state (the assigns it flows to); the only boxing of a
+// parameter's shape is its gradient's (the bytes of one all-reduce), never
+// a gather of the updated parameter or of either AdamW moment.
+// INFER0: sbp.boxing %{{.*}} to [B] on @mesh : tensor<16x16xf32>
+// INFER0-NOT: sbp.boxing {{.*}}tensor<16x16xf32>
+// INFER0: oneflow.assign @w0.exp_avg, {{.*}}sbp.sig = #sbp.sig<(B) -> ()>
+// INFER0: oneflow.assign @w0, {{.*}}sbp.sig = #sbp.sig<(B) -> ()>
+// INFER0: sbp.boxing %{{.*}} to [B] on @mesh : tensor<16x8xf32>
+// INFER0-NOT: sbp.boxing {{.*}}tensor<16x8xf32>
+// INFER0: oneflow.assign @w1,
+// ZeRO-1: the moments stay split; only the new parameter is gathered.
+// INFER1: oneflow.assign @w0.exp_avg, {{.*}}sbp.sig = #sbp.sig<(S<0>) -> ()>
+// INFER1: oneflow.assign @w0.exp_avg_sq, {{.*}}sbp.sig = #sbp.sig<(S<0>) -> ()>
+// INFER1: %[[GATHERED:.*]] = sbp.boxing %{{.*}} from [S<0>] to [B] on @mesh : tensor<16x16xf32>
+// INFER1-NEXT: oneflow.assign @w0, %[[GATHERED]]
 // STAGE: error: ZeRO stage must be 0, 1, 2 or 3, got 4
 func.func @main(%x: tensor<4x16xf32> {onnx.name = "x"}) -> tensor<f32> {
   %w0 = oneflow.variable @w0 {initial_value = dense<0.5> : tensor<16x16xf32>} : tensor<16x16xf32>
