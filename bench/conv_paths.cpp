@@ -89,9 +89,8 @@ int main(int argc, char **argv) {
     });
     double ours = bestMilliseconds(repeats, im2col);
     std::printf("%s %s %.4f %.4f %s\n", name.c_str(),
-                line.substr(name.size() + 1).c_str(),
-                supported ? onednn : -1.0, ours,
-                preferOneDnn(s) ? "onednn" : "im2col");
+                line.substr(name.size() + 1).c_str(), supported ? onednn : -1.0,
+                ours, preferOneDnn(s) ? "onednn" : "im2col");
   }
   return 0;
 }

@@ -268,8 +268,7 @@ bool run(const float *x, const float *w, const float *bias, float *y,
          const ConvShape &s, bool transpose, ConvPath path) {
   if (path == ConvPath::Auto)
     path = pathFromEnvironment();
-  if (path == ConvPath::Im2col ||
-      (path == ConvPath::Auto && !preferOneDnn(s)))
+  if (path == ConvPath::Im2col || (path == ConvPath::Auto && !preferOneDnn(s)))
     return false;
   ConvPrimitive &p = primitiveFor(s, bias != nullptr, transpose);
   if (!p.supported)
@@ -285,8 +284,9 @@ bool oneflow::kernels::dnnlConv2dF32(const float *x, const float *w,
   return run(x, w, bias, y, s, false, path);
 }
 
-bool oneflow::kernels::dnnlConvTranspose2dF32(
-    const float *x, const float *w, const float *bias, float *y,
-    const ConvShape &s, ConvPath path) {
+bool oneflow::kernels::dnnlConvTranspose2dF32(const float *x, const float *w,
+                                              const float *bias, float *y,
+                                              const ConvShape &s,
+                                              ConvPath path) {
   return run(x, w, bias, y, s, true, path);
 }

@@ -145,8 +145,8 @@ struct SbpInferPass : public oneflow::impl::SbpInferBase<SbpInferPass> {
       shapeOfVariable.try_emplace(
           variable.getVarName(),
           cast<RankedTensorType>(variable.getType()).getShape());
-      if (auto of = variable->getAttrOfType<FlatSymbolRefAttr>(
-              kStateOfAttrName))
+      if (auto of =
+              variable->getAttrOfType<FlatSymbolRefAttr>(kStateOfAttrName))
         stateSbps[of.getValue()].push_back(chosen.results[0]);
     }
     return success();
@@ -211,8 +211,7 @@ struct SbpInferPass : public oneflow::impl::SbpInferBase<SbpInferPass> {
         llvm::any_of(states->second,
                      [&](const NdSbp &nd) { return nd != param->second; }))
       return std::nullopt;
-    return std::make_pair(param->second,
-                          shapeOfVariable.lookup(owner->second));
+    return std::make_pair(param->second, shapeOfVariable.lookup(owner->second));
   }
 
   /// The cheapest valid nd-signature: boxing bytes of the operands, the

@@ -107,9 +107,9 @@ TEST_P(Conv2dTest, MatchesDirectLoop) {
     // The oneDNN path, the one without it (direct depthwise, im2col), then
     // the kernel ABI's entry (the path preferOneDnn picks).
     std::vector<float> y(s.n * s.o * s.oh * s.ow, NAN);
-    ASSERT_TRUE(oneflow::kernels::dnnlConv2dF32(
-        x.data(), w.data(), b, y.data(), s,
-        oneflow::kernels::ConvPath::OneDnn));
+    ASSERT_TRUE(
+        oneflow::kernels::dnnlConv2dF32(x.data(), w.data(), b, y.data(), s,
+                                        oneflow::kernels::ConvPath::OneDnn));
     expectClose(y, reference(x, w, b, s));
     std::fill(y.begin(), y.end(), NAN);
     oneflow::kernels::conv2dWithoutDnnlF32(x.data(), w.data(), b, y.data(), s);
