@@ -164,7 +164,26 @@ struct SbpInferPass : public oneflow::impl::SbpInferBase<SbpInferPass> {
       paramOf[variable.getVarName()] =
           of ? of.getValue() : variable.getVarName();
     });
+    // An op reached from two parameters' assigns is shared, and so is
+    // everything of the update phase it reads.
     llvm::DenseSet<Operation *> shared;
+    auto isUpdate = [](Operation *op) {
+      std::optional<Provenance> provenance =
+          op ? getProvenance(op) : std::nullopt;
+      return provenance && provenance->phase == "update";
+    };
+    auto markShared = [&](Operation *op) {
+      SmallVector<Operation *> work = {op};
+      while (!work.empty()) {
+        Operation *next = work.pop_back_val();
+        if (!shared.insert(next).second)
+          continue;
+        updateOwner.erase(next);
+        for (Value operand : next->getOperands())
+          if (Operation *def = operand.getDefiningOp(); isUpdate(def))
+            work.push_back(def);
+      }
+    };
     graph.walk([&](AssignOp assign) {
       auto it = paramOf.find(assign.getVarName());
       if (it == paramOf.end())
@@ -173,17 +192,13 @@ struct SbpInferPass : public oneflow::impl::SbpInferBase<SbpInferPass> {
       SmallVector<Operation *> work;
       auto visit = [&](Value value) {
         Operation *def = value.getDefiningOp();
-        std::optional<Provenance> provenance =
-            def ? getProvenance(def) : std::nullopt;
-        if (!provenance || provenance->phase != "update" || shared.count(def))
+        if (!isUpdate(def) || shared.count(def))
           return;
         auto [entry, inserted] = updateOwner.try_emplace(def, param);
-        if (inserted) {
+        if (inserted)
           work.push_back(def);
-        } else if (entry->second != param) {
-          updateOwner.erase(entry);
-          shared.insert(def);
-        }
+        else if (entry->second != param)
+          markShared(def);
       };
       visit(assign.getValue());
       while (!work.empty())
