@@ -132,6 +132,26 @@ TEST_P(Conv2dTest, MatchesDirectLoop) {
   expectClose(y, reference(x, w, bias.data(), s));
 }
 
+// The path a shape takes is a rule of its shape alone (every rank and rerun
+// computes the same bits), as measured by bench/conv_paths.cpp.
+TEST(ConvPathRule, ByShape) {
+  using oneflow::kernels::preferOneDnn;
+  // Dense and grouped convs with taps: oneDNN.
+  EXPECT_TRUE(preferOneDnn(shape(1, 64, 16, 16, 64, 3, 1, 1, 1, 1, 1)));
+  EXPECT_TRUE(preferOneDnn(shape(8, 3, 64, 64, 64, 7, 2, 3, 3, 1, 1)));
+  EXPECT_TRUE(preferOneDnn(shape(1, 128, 8, 8, 128, 3, 1, 1, 1, 1, 32)));
+  // 1x1, strided or not: sgemm.
+  EXPECT_FALSE(preferOneDnn(shape(1, 256, 8, 8, 64, 1, 1, 0, 0, 1, 1)));
+  EXPECT_FALSE(preferOneDnn(shape(8, 64, 16, 16, 128, 1, 2, 0, 0, 1, 1)));
+  // Depthwise 3x3 stride 1: the direct loops from 8x8 planes up.
+  EXPECT_FALSE(preferOneDnn(shape(1, 32, 32, 32, 32, 3, 1, 1, 1, 1, 32)));
+  EXPECT_FALSE(preferOneDnn(shape(1, 192, 8, 8, 192, 3, 1, 1, 1, 1, 192)));
+  EXPECT_TRUE(preferOneDnn(shape(1, 240, 4, 4, 240, 3, 1, 1, 1, 1, 240)));
+  // Depthwise strided or with larger taps: oneDNN.
+  EXPECT_TRUE(preferOneDnn(shape(1, 96, 32, 32, 96, 3, 2, 1, 1, 1, 96)));
+  EXPECT_TRUE(preferOneDnn(shape(1, 144, 16, 16, 144, 5, 1, 2, 2, 1, 144)));
+}
+
 // n, c, h, w, o, k, stride, top/left pad, bottom/right pad, dilation, groups.
 INSTANTIATE_TEST_SUITE_P(
     Shapes, Conv2dTest,
