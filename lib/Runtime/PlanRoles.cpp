@@ -52,6 +52,11 @@ Status expandRoles(plan::Plan &plan) {
   for (int64_t size : shape) {
     if (size <= 0)
       return makeError("plan: mesh_shape has a non-positive axis");
+    // Every device is a rank: a mesh larger than the plan is an error (and
+    // the product of its axes cannot overflow).
+    if (size > plan.num_ranks() || devices * size > plan.num_ranks())
+      return makeError("plan: mesh_shape has more devices than the plan's ",
+                       plan.num_ranks(), " ranks");
     devices *= size;
   }
   if (shape.empty())
