@@ -323,7 +323,7 @@ void conv2d(const T *x, const T *w, const T *bias, T *y, const ConvShape &s) {
       pointwise(x, w, bias, y, s);
       return;
     }
-  if (s.groups == s.c && s.o == s.c) {
+  if (isDepthwise(s)) {
     depthwise(x, w, bias, y, s);
     return;
   }

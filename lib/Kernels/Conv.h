@@ -18,6 +18,11 @@ struct ConvShape {
   int64_t n, c, h, w, o, kh, kw, oh, ow, sh, sw, pt, pl, dh, dw, groups;
 };
 
+/// One input and one output channel per group.
+inline bool isDepthwise(const ConvShape &s) {
+  return s.groups == s.c && s.o == s.c;
+}
+
 /// y = conv(x, w) + bias without oneDNN: direct loops for a depthwise conv,
 /// im2col + GEMM for the rest.
 void conv2dWithoutDnnlF32(const float *x, const float *w, const float *bias,

@@ -256,7 +256,7 @@ bool oneflow::kernels::preferOneDnn(const ConvShape &s) {
   // Depthwise: the direct loops' register-blocked 3x3 stride-1 kernel wins
   // on planes of 8x8 and more; oneDNN wins strided, 5x5 and 7x7 taps and
   // tiny planes (up to 7x faster).
-  if (s.groups == s.c && s.o == s.c)
+  if (isDepthwise(s))
     return !(s.kh == 3 && s.kw == 3 && s.sh == 1 && s.sw == 1 && s.dh == 1 &&
              s.dw == 1 && s.oh * s.ow >= 64);
   // Dense and grouped convs with taps: oneDNN, 1.5-3x faster.
