@@ -149,7 +149,7 @@ def main():
         "one thread per rank (4 ranks share the 2 cores), load average up "
         f"to {load:.1f}"
         f"{', the ranks at real-time priority (chrt -r 10)' if prefix else ''}"
-        "; measured: the best of {args.repeats} interleaved "
+        f"; measured: the best of {args.repeats} interleaved "
         f"runs (median of {args.steps} steps each), the runs' range in "
         "brackets:",
         "",

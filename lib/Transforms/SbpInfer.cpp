@@ -260,15 +260,25 @@ struct SbpInferPass : public oneflow::impl::SbpInferBase<SbpInferPass> {
           if (!wholeUnits || !fits(op, candidate))
             return;
           double cost = work / degree;
+          // Of equal bytes, fewer collectives (each has its latency): one
+          // byte more per boxed operand breaks the tie.
           for (auto [operand, nd] :
-               llvm::zip(op->getOperands(), candidate.operands))
-            cost +=
+               llvm::zip(op->getOperands(), candidate.operands)) {
+            double bytes =
                 sbp::boxingBytesND(sbpOf.lookup(operand), nd,
                                    tensorBytes(operand.getType()), meshShape);
+            cost += bytes > 0 ? bytes + 1 : 0;
+          }
           // A partial sum must be reduced sooner or later: count it now, so
-          // that a free P is not preferred to a cheaper conversion.
+          // that a free P is not preferred to a cheaper conversion. Unless
+          // it is only summed on in the backward pass, or is such a sum of
+          // partial sums: gradient accumulation over micro-batches (and
+          // over a shared value's uses) adds partial sums as they are, and
+          // the total is reduced once, by the boxing its consumer needs.
           for (auto [result, nd] :
                llvm::zip(op->getResults(), candidate.results)) {
+            if (onlySummedInBackward(result) || sumsPartialSums(op))
+              continue;
             NdSbp reduced = nd;
             for (sbp::Sbp &s : reduced)
               if (s.isPartialSum())
@@ -288,6 +298,34 @@ struct SbpInferPass : public oneflow::impl::SbpInferBase<SbpInferPass> {
     return bestInLayoutCost < std::numeric_limits<double>::infinity()
                ? bestInLayout
                : best;
+  }
+
+  /// Whether every use of `value` is an add of the backward pass: a sum of
+  /// gradients, which takes partial sums as they are (P + P -> P).
+  static bool onlySummedInBackward(Value value) {
+    if (value.use_empty())
+      return false;
+    return llvm::all_of(value.getUsers(), [](Operation *user) {
+      return isa<AddOp>(user) && isBackward(user);
+    });
+  }
+
+  /// Whether `op` is an add of the backward pass whose operands are all
+  /// partial sums on every mesh axis.
+  bool sumsPartialSums(Operation *op) {
+    if (!isa<AddOp>(op) || !isBackward(op))
+      return false;
+    return llvm::all_of(op->getOperands(), [&](Value operand) {
+      auto it = sbpOf.find(operand);
+      return it != sbpOf.end() &&
+             llvm::all_of(it->second,
+                          [](const sbp::Sbp &s) { return s.isPartialSum(); });
+    });
+  }
+
+  static bool isBackward(Operation *op) {
+    std::optional<Provenance> provenance = getProvenance(op);
+    return provenance && provenance->phase == "backward";
   }
 
   bool fits(Operation *op, const NdSignature &sig) {

@@ -315,8 +315,16 @@ def main():
         os.makedirs(args.keep, exist_ok=True)
 
     start = time.time()
+    seconds = {}
+
+    def timed(model):
+        begin = time.time()
+        rows = run_model(args.bin, model, args.keep)
+        seconds[model.key] = time.time() - begin
+        return rows
+
     with concurrent.futures.ThreadPoolExecutor(args.jobs) as pool:
-        results = list(pool.map(lambda m: run_model(args.bin, m, args.keep), models))
+        results = list(pool.map(timed, models))
     shutil.rmtree(scratch, ignore_errors=True)
 
     expected = read_expected(args.expect)
@@ -359,6 +367,9 @@ def main():
           f"({time.time() - start:.0f} s)")
     for reason, count in reasons.most_common():
         print(f"  refused {count}x: {reason}")
+    # Where the time goes (wall seconds of each model's compiles and runs).
+    slowest = sorted(seconds.items(), key=lambda kv: -kv[1])[:8]
+    print("slowest: " + ", ".join(f"{key} {s:.0f} s" for key, s in slowest))
     for line in failures:
         print(line)
     return 1 if failures else 0

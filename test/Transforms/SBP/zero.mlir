@@ -4,6 +4,7 @@
 // RUN: not oneflow-opt %s --sbp-apply-strategy="mesh=2 strategy=data zero=4" 2>&1 | FileCheck %s --check-prefix=STAGE
 // RUN: oneflow-opt %s --oneflow-autodiff --oneflow-optimizer="optimizer=adamw" --sbp-apply-strategy="mesh=2 strategy=data zero=0" --sbp-infer --sbp-insert-boxing --cse | FileCheck %s --check-prefix=INFER0
 // RUN: oneflow-opt %s --oneflow-autodiff --oneflow-optimizer="optimizer=adamw" --sbp-apply-strategy="mesh=2 strategy=data zero=1" --sbp-infer --sbp-insert-boxing --cse | FileCheck %s --check-prefix=INFER1
+// RUN: oneflow-opt %s --oneflow-autodiff="microbatches=2" --oneflow-optimizer="optimizer=adamw" --sbp-apply-strategy="mesh=2 strategy=data zero=0" --sbp-infer --sbp-insert-boxing --cse | FileCheck %s --check-prefix=ACCUM
 
 // ZeRO-3: parameters and their optimizer state are split over the data
 // axis; each parameter is gathered (S -> B) once for the forward and once
@@ -42,6 +43,20 @@
 // INFER1: oneflow.assign @w0.exp_avg_sq, {{.*}}sbp.sig = #sbp.sig<(S<0>) -> ()>
 // INFER1: %[[GATHERED:.*]] = sbp.boxing %{{.*}} from [S<0>] to [B] on @mesh : tensor<16x16xf32>
 // INFER1-NEXT: oneflow.assign @w0, %[[GATHERED]]
+// Gradient accumulation over 2 micro-batches: each micro-batch's gradient
+// stays a partial sum, the micro-batches' sum too, and it is all-reduced
+// once per step, as data-parallel trainers do (not once per micro-batch,
+// nor computed split after moving activations).
+// ACCUM: oneflow.add {{.*}}sbp.sig = #sbp.sig<(P, P) -> (P)>{{.*}}tensor<16x8xf32>
+// ACCUM: oneflow.add {{.*}}sbp.sig = #sbp.sig<(P, P) -> (P)>{{.*}}tensor<16x16xf32>
+// ACCUM-NOT: sbp.boxing {{.*}}tensor<16x16xf32>
+// ACCUM: sbp.boxing %{{.*}} from [P] to [B] on @mesh : tensor<16x16xf32>
+// ACCUM-NOT: sbp.boxing {{.*}}tensor<16x16xf32>
+// ACCUM: oneflow.assign @w0,
+// ACCUM-NOT: sbp.boxing {{.*}}tensor<16x8xf32>
+// ACCUM: sbp.boxing %{{.*}} from [P] to [B] on @mesh : tensor<16x8xf32>
+// ACCUM-NOT: sbp.boxing {{.*}}tensor<16x8xf32>
+// ACCUM: oneflow.assign @w1,
 // STAGE: error: ZeRO stage must be 0, 1, 2 or 3, got 4
 func.func @main(%x: tensor<4x16xf32> {onnx.name = "x"}) -> tensor<f32> {
   %w0 = oneflow.variable @w0 {initial_value = dense<0.5> : tensor<16x16xf32>} : tensor<16x16xf32>
