@@ -88,6 +88,7 @@ struct SbpInferPass : public oneflow::impl::SbpInferBase<SbpInferPass> {
       sbpOf[arg] = nd;
     }
     findUpdateOwners(graph);
+    findGradientSums(graph);
     for (Operation &op : graph.getOps()) {
       if (isa<func::ReturnOp>(op))
         continue;
@@ -271,13 +272,14 @@ struct SbpInferPass : public oneflow::impl::SbpInferBase<SbpInferPass> {
           }
           // A partial sum must be reduced sooner or later: count it now, so
           // that a free P is not preferred to a cheaper conversion. Unless
-          // it is only summed on in the backward pass, or is such a sum of
-          // partial sums: gradient accumulation over micro-batches (and
-          // over a shared value's uses) adds partial sums as they are, and
-          // the total is reduced once, by the boxing its consumer needs.
+          // it is only summed into a parameter's gradient, or is such a sum
+          // of partial sums: gradient accumulation over micro-batches (and
+          // over a shared parameter's uses) adds partial sums as they are,
+          // and the total is reduced once, by the boxing its consumer
+          // needs.
           for (auto [result, nd] :
                llvm::zip(op->getResults(), candidate.results)) {
-            if (onlySummedInBackward(result) || sumsPartialSums(op))
+            if (onlySummedIntoGradients(result) || sumsPartialSums(op))
               continue;
             NdSbp reduced = nd;
             for (sbp::Sbp &s : reduced)
@@ -300,20 +302,45 @@ struct SbpInferPass : public oneflow::impl::SbpInferBase<SbpInferPass> {
                : best;
   }
 
-  /// Whether every use of `value` is an add of the backward pass: a sum of
-  /// gradients, which takes partial sums as they are (P + P -> P).
-  static bool onlySummedInBackward(Value value) {
+  /// The adds of the backward pass that sum a parameter's gradient (over
+  /// micro-batches, over a shared parameter's uses): those whose result
+  /// flows, through such adds only, into the update or a graph result.
+  /// Sums of activations' gradients are not among them: there a deferred
+  /// reduction could grow into boxings of larger tensors downstream.
+  void findGradientSums(func::FuncOp graph) {
+    SmallVector<Operation *> work;
+    auto consider = [&](Value value) {
+      Operation *def = value.getDefiningOp();
+      if (def && isa<AddOp>(def) && isBackward(def) &&
+          gradientSums.insert(def).second)
+        work.push_back(def);
+    };
+    graph.walk([&](Operation *op) {
+      std::optional<Provenance> provenance = getProvenance(op);
+      if (isa<func::ReturnOp>(op) ||
+          (provenance && provenance->phase == "update"))
+        for (Value operand : op->getOperands())
+          consider(operand);
+    });
+    while (!work.empty())
+      for (Value operand : work.pop_back_val()->getOperands())
+        consider(operand);
+  }
+
+  /// Whether every use of `value` sums a parameter's gradient, which takes
+  /// partial sums as they are (P + P -> P).
+  bool onlySummedIntoGradients(Value value) {
     if (value.use_empty())
       return false;
-    return llvm::all_of(value.getUsers(), [](Operation *user) {
-      return isa<AddOp>(user) && isBackward(user);
+    return llvm::all_of(value.getUsers(), [&](Operation *user) {
+      return gradientSums.contains(user);
     });
   }
 
-  /// Whether `op` is an add of the backward pass whose operands are all
-  /// partial sums on every mesh axis.
+  /// Whether `op` sums a parameter's gradient from partial sums on every
+  /// mesh axis.
   bool sumsPartialSums(Operation *op) {
-    if (!isa<AddOp>(op) || !isBackward(op))
+    if (!gradientSums.contains(op))
       return false;
     return llvm::all_of(op->getOperands(), [&](Value operand) {
       auto it = sbpOf.find(operand);
@@ -346,5 +373,6 @@ struct SbpInferPass : public oneflow::impl::SbpInferBase<SbpInferPass> {
   llvm::StringMap<SmallVector<NdSbp>> stateSbps;
   llvm::StringMap<ArrayRef<int64_t>> shapeOfVariable;
   llvm::DenseMap<Operation *, StringRef> updateOwner;
+  llvm::DenseSet<Operation *> gradientSums;
 };
 } // namespace
