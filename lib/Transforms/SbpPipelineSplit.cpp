@@ -28,6 +28,7 @@
 #include "llvm/ADT/DenseSet.h"
 
 #include <cstring>
+#include <functional>
 #include <map>
 #include <set>
 
@@ -78,6 +79,14 @@ private:
   /// The update of a parameter read on several stages runs on each of
   /// them: the stages besides its own.
   llvm::DenseMap<Operation *, SmallVector<int64_t>> extraStagesOf;
+  /// Backward ops that later chunks recompute (placeOps): those chunks,
+  /// and whether the op moved to the first of them (its own chunk does not
+  /// read it) rather than staying and being copied.
+  struct LaterChunks {
+    SmallVector<int64_t> chunks;
+    bool moved = false;
+  };
+  llvm::DenseMap<Operation *, LaterChunks> laterChunksOf;
   SmallVector<func::FuncOp> programs;
   SmallVector<IRMapping> mappings;
 };
@@ -131,6 +140,60 @@ LogicalResult StageSplitter::placeOps() {
         stage = std::max(stage, stageOf.lookup_or(producer, 0));
     stageOf[&op] = stage;
   }
+  // Values of the backward pass that a later chunk reads (the
+  // recomputation of a layer the cut split keeps its forward ops' chunks):
+  // that chunk's backward runs first, so waiting for a value from this
+  // one's would be a cycle of waits. The later chunk recomputes them
+  // itself: each such op, and the backward ops it reads in its own chunk,
+  // is copied into the chunks that need it, or moved when its own chunk
+  // does not read it. The copies read the forward values their originals
+  // read, which the forward pass sends on as usual.
+  // Of the backward pass: by provenance, or glue (a reshape, a boxing)
+  // that reads a value of it.
+  std::function<bool(Operation *)> isBackward = [&](Operation *op) {
+    if (std::optional<Provenance> origin = getProvenance(op))
+      return origin->phase == "backward";
+    return llvm::any_of(op->getOperands(), [&](Value operand) {
+      Operation *producer = operand.getDefiningOp();
+      return producer && isBackward(producer);
+    });
+  };
+  for (Operation &op : llvm::reverse(body.without_terminator())) {
+    auto it = stageOf.find(&op);
+    if (it == stageOf.end() || !isBackward(&op))
+      continue;
+    SmallVector<int64_t> later;
+    bool readHere = false;
+    auto need = [&](int64_t chunk) {
+      if (stageOfChunk(chunk) != stageOfChunk(it->second) &&
+          !llvm::is_contained(later, chunk))
+        later.push_back(chunk);
+    };
+    for (Operation *user : op.getUsers()) {
+      auto userChunk = stageOf.find(user);
+      if (userChunk == stageOf.end()) {
+        readHere = true;
+        continue;
+      }
+      // Wherever a recomputed user goes, this value must be there too.
+      auto copies = laterChunksOf.find(user);
+      if (copies != laterChunksOf.end()) {
+        for (int64_t chunk : copies->second.chunks)
+          need(chunk);
+        if (copies->second.moved)
+          continue;
+      }
+      if (userChunk->second > it->second)
+        need(userChunk->second);
+      else
+        readHere = true;
+    }
+    if (later.empty())
+      continue;
+    laterChunksOf[&op] = {later, !readHere};
+    if (!readHere)
+      it->second = later.front();
+  }
   // A trained parameter read on several stages (tied embeddings, equal
   // initializers the exporter merged) lives on each of them: its gradient
   // is summed where the update runs (the contributions are sent there), the
@@ -153,8 +216,12 @@ LogicalResult StageSplitter::placeOps() {
         continue;
       if (replicable.contains(user))
         users.append(user->user_begin(), user->user_end());
-      else if (auto it = stageOf.find(user); it != stageOf.end())
+      else if (auto it = stageOf.find(user); it != stageOf.end()) {
         readers.insert(stageOfChunk(it->second));
+        // And where the backward recomputes it (the copies' chunks).
+        for (int64_t chunk : laterChunksOf.lookup(user).chunks)
+          readers.insert(stageOfChunk(chunk));
+      }
     }
     if (readers.size() < 2)
       continue;
@@ -254,8 +321,8 @@ FailureOr<Value> StageSplitter::valueIn(Value value, int64_t stage) {
   builder.setInsertionPoint(programs[stage].getBody().front().getTerminator());
   auto recv =
       sbp::RecvOp::create(builder, loc, value.getType(), rankOf(from), tag);
-  // Its earliest slot is the producer's work (later chunks' forwards and
-  // earlier chunks' backwards come after it); it waits for its first use.
+  // It carries the producer's provenance (its name in the plan); the
+  // schedule places it at its first use (scheduleProgram).
   if (std::optional<Provenance> origin = getProvenance(producer)) {
     setProvenance(recv, *origin);
     setChunk(recv, stageOf.lookup(producer));
@@ -303,6 +370,15 @@ FailureOr<SmallVector<func::FuncOp>> StageSplitter::run() {
     for (int64_t stage : extraStagesOf.lookup(&op))
       if (failed(cloneInto(op, stage)))
         return failure();
+    if (auto copies = laterChunksOf.find(&op); copies != laterChunksOf.end())
+      for (int64_t later : copies->second.chunks) {
+        if (later == chunk)
+          continue;
+        FailureOr<Operation *> copy = cloneInto(op, stageOfChunk(later));
+        if (failed(copy))
+          return failure();
+        setChunk(*copy, later);
+      }
   }
   // Replicated state (the step count) is stored by every stage that holds
   // it, after all its reads.
@@ -390,7 +466,12 @@ LogicalResult scheduleProgram(func::FuncOp program, int64_t stage,
   // A receive blocks the comm thread until its message arrives, so it waits
   // for its first use: a gradient contribution the next micro-batch's
   // backward accumulates, or a loss only the output reads, must not hold
-  // up the receives of work that comes earlier (1F1B would deadlock).
+  // up the receives of work that comes earlier (1F1B would deadlock). Its
+  // first use, not its producer's slot: with interleaved chunks a value of
+  // the backward pass may flow to a later chunk (a layer cut between two
+  // chunks, recomputed in the backward), and the producer's (backward,
+  // chunk) comes after its use in this rank's order; waiting for it held
+  // the use and every send after it back, a cycle of waits.
   llvm::DenseMap<Operation *, int64_t> indexOf;
   for (auto [index, op] : llvm::enumerate(ops))
     indexOf[op] = index;
@@ -401,7 +482,7 @@ LogicalResult scheduleProgram(func::FuncOp program, int64_t stage,
     for (Operation *user : op->getUsers())
       if (auto it = indexOf.find(user); it != indexOf.end())
         firstUse = std::min(firstUse, slots[it->second]);
-    slots[index] = std::max(slots[index], firstUse);
+    slots[index] = firstUse;
   }
   // No op goes before what it reads: glue labelled with an earlier
   // micro-batch's phase (a sum of gradient contributions a later stage
