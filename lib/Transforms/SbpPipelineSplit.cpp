@@ -140,6 +140,23 @@ LogicalResult StageSplitter::placeOps() {
         stage = std::max(stage, stageOf.lookup_or(producer, 0));
     stageOf[&op] = stage;
   }
+  // Of the backward pass: by provenance, or glue (a reshape, a boxing)
+  // that reads a value of it.
+  llvm::DenseMap<Operation *, bool> backwardOf;
+  std::function<bool(Operation *)> isBackward = [&](Operation *op) {
+    if (auto known = backwardOf.find(op); known != backwardOf.end())
+      return known->second;
+    bool backward = false;
+    if (std::optional<Provenance> origin = getProvenance(op))
+      backward = origin->phase == "backward";
+    else
+      backward = llvm::any_of(op->getOperands(), [&](Value operand) {
+        Operation *producer = operand.getDefiningOp();
+        return producer && isBackward(producer);
+      });
+    backwardOf[op] = backward;
+    return backward;
+  };
   // Values of the backward pass that a later chunk reads (the
   // recomputation of a layer the cut split keeps its forward ops' chunks):
   // that chunk's backward runs first, so waiting for a value from this
@@ -148,16 +165,6 @@ LogicalResult StageSplitter::placeOps() {
   // is copied into the chunks that need it, or moved when its own chunk
   // does not read it. The copies read the forward values their originals
   // read, which the forward pass sends on as usual.
-  // Of the backward pass: by provenance, or glue (a reshape, a boxing)
-  // that reads a value of it.
-  std::function<bool(Operation *)> isBackward = [&](Operation *op) {
-    if (std::optional<Provenance> origin = getProvenance(op))
-      return origin->phase == "backward";
-    return llvm::any_of(op->getOperands(), [&](Value operand) {
-      Operation *producer = operand.getDefiningOp();
-      return producer && isBackward(producer);
-    });
-  };
   for (Operation &op : llvm::reverse(body.without_terminator())) {
     auto it = stageOf.find(&op);
     if (it == stageOf.end() || !isBackward(&op))
