@@ -14,6 +14,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "SbpUtils.h"
+#include "oneflow/Dialect/SBP/BoxingCost.h"
 
 #include "oneflow/Dialect/OneFlow/ElementsUtils.h"
 #include "oneflow/Dialect/OneFlow/OneFlowDialect.h"
@@ -402,25 +403,40 @@ FailureOr<Value> RankLocalizer::convertAxis(Location loc, Value value,
 }
 
 /// Undoes what `to` does not keep from the innermost axis outwards, then
-/// builds the splits of `to` from the outermost axis inwards.
+/// builds the splits of `to` from the outermost axis inwards. Partial sums
+/// that become broadcast are all-reduced where they move the fewest bytes:
+/// before the gathers, in their place, or after the splits (a sum commutes
+/// with every other axis' conversion). sbp::boxingStepsND prices exactly
+/// this sequence.
 FailureOr<Value> RankLocalizer::convert(Location loc, Value value, Type global,
                                         NdSbp from, const NdSbp &to) {
-  for (int64_t axis = meshShape.size() - 1; axis >= 0; --axis) {
-    if (to[axis].isSplit())
-      continue;
+  sbp::AllReducePlacement placement = sbp::placeAllReduces(from, to, meshShape);
+  bool last = placement == sbp::AllReducePlacement::Last;
+  auto allReduce = [&](int64_t axis) {
+    return from[axis].isPartialSum() && to[axis].isBroadcast();
+  };
+  auto step = [&](int64_t axis) -> LogicalResult {
     FailureOr<Value> next =
         convertAxis(loc, value, global, from, axis, to[axis]);
     if (failed(next))
       return failure();
     value = *next;
-  }
-  for (int64_t axis = 0; axis < (int64_t)meshShape.size(); ++axis) {
-    FailureOr<Value> next =
-        convertAxis(loc, value, global, from, axis, to[axis]);
-    if (failed(next))
+    return success();
+  };
+  int64_t rank = meshShape.size();
+  if (placement == sbp::AllReducePlacement::First)
+    for (int64_t axis = rank - 1; axis >= 0; --axis)
+      if (allReduce(axis) && failed(step(axis)))
+        return failure();
+  for (int64_t axis = rank - 1; axis >= 0; --axis)
+    if (!to[axis].isSplit() && !(last && allReduce(axis)) && failed(step(axis)))
       return failure();
-    value = *next;
-  }
+  for (int64_t axis = 0; axis < rank; ++axis)
+    if (!(last && allReduce(axis)) && failed(step(axis)))
+      return failure();
+  for (int64_t axis = rank - 1; axis >= 0; --axis)
+    if (failed(step(axis)))
+      return failure();
   if (from != to)
     return emitError(loc) << "internal: boxing ended at " << ndString(from)
                           << " instead of " << ndString(to);

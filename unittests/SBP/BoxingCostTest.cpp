@@ -70,4 +70,24 @@ TEST(BoxingCost, StepsND) {
   EXPECT_TRUE(boxingStepsND({S0, B}, {S0, B}, T, {2, 2}).empty());
 }
 
+TEST(BoxingCost, StepsNDGatherInnerSplitsOfTheSameDimensionFirst) {
+  const double T = 1024;
+  // [P, S0] -> [S0, S0] on 2x4, as sbp-localize lowers it: the
+  // reduce-scatter along dim 0 on axis 0 needs axis 1's split of dim 0
+  // gathered first, so it moves the whole tensor, not axis 1's quarter.
+  auto steps = boxingStepsND({P, S0}, {S0, S0}, T, {2, 4});
+  ASSERT_EQ(steps.size(), 3u);
+  EXPECT_EQ(steps[0].axis, 1u);
+  EXPECT_EQ(steps[0].kind, BoxingKind::AllGather);
+  EXPECT_DOUBLE_EQ(steps[0].bytesSent, T * 0.75);
+  EXPECT_EQ(steps[1].axis, 0u);
+  EXPECT_EQ(steps[1].kind, BoxingKind::ReduceScatter);
+  EXPECT_DOUBLE_EQ(steps[1].groupBytes, T);
+  EXPECT_EQ(steps[2].axis, 1u);
+  EXPECT_EQ(steps[2].kind, BoxingKind::LocalSlice);
+  // The all-reduce that keeps axis 1's split moves only its quarter.
+  EXPECT_DOUBLE_EQ(boxingBytesND({P, S0}, {B, S0}, T, {2, 4}),
+                   2 * (T / 4) * 0.5);
+}
+
 } // namespace

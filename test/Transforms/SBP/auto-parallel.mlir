@@ -18,10 +18,10 @@
 // CHECK: auto-parallel: runners-up:  data tensor stages micro schedule zero recompute   step (s)  memory (GiB)
 // CHECK: auto-parallel: check: data 8 x tensor 1 x stages 1, 1 micro-batch(es), 1f1b, ZeRO-1, recompute none, solve SBP: simulated step 0.0006889 s (model 0.001293 s)
 // CHECK-NEXT: auto-parallel: check: data 8 x tensor 1 x stages 1, 1 micro-batch(es), 1f1b, ZeRO-1, recompute none, megatron SBP: simulated step 0.000837 s
-// CHECK-NEXT: auto-parallel: check: data 4 x tensor 2 x stages 1, 1 micro-batch(es), 1f1b, ZeRO-1, recompute none, solve SBP: simulated step 0.0009724 s
-// CHECK-NEXT: auto-parallel: check: data 4 x tensor 2 x stages 1, 1 micro-batch(es), 1f1b, ZeRO-1, recompute none, megatron SBP: simulated step 0.001631 s
-// CHECK-NEXT: auto-parallel: check: data 2 x tensor 4 x stages 1, 1 micro-batch(es), 1f1b, ZeRO-1, recompute none, solve SBP: simulated step 0.0009827 s
-// CHECK-NEXT: auto-parallel: check: data 2 x tensor 4 x stages 1, 1 micro-batch(es), 1f1b, ZeRO-1, recompute none, megatron SBP: simulated step 0.002204 s
+// CHECK-NEXT: auto-parallel: check: data 4 x tensor 2 x stages 1, 1 micro-batch(es), 1f1b, ZeRO-1, recompute none, solve SBP: simulated step 0.0009564 s
+// CHECK-NEXT: auto-parallel: check: data 4 x tensor 2 x stages 1, 1 micro-batch(es), 1f1b, ZeRO-1, recompute none, megatron SBP: simulated step 0.001736 s
+// CHECK-NEXT: auto-parallel: check: data 2 x tensor 4 x stages 1, 1 micro-batch(es), 1f1b, ZeRO-1, recompute none, solve SBP: simulated step 0.0009567 s
+// CHECK-NEXT: auto-parallel: check: data 2 x tensor 4 x stages 1, 1 micro-batch(es), 1f1b, ZeRO-1, recompute none, megatron SBP: simulated step 0.001941 s
 // CHECK-NEXT: auto-parallel: simulator's check: 6 plan(s) replayed in {{[0-9.]+}} s; chosen: data 8 x tensor 1 x stages 1, 1 micro-batch(es), 1f1b, ZeRO-1, recompute none, solve SBP, simulated step 0.0006889 s
 // CHECK-NEXT: auto-parallel: compiling --mesh=8 --sbp-strategy=auto --stages=1 --microbatches=1 --schedule=1f1b --recompute=none --zero=1
 // CHECK: sbp-auto: mesh [8]: {{.*}} 1 of 2 layers repeat one of 1 (solved once)

@@ -14,14 +14,14 @@
 // collective kind.
 // RUN: oneflow-opt %S/../../Import/ONNX/Inputs/torch/mlp_opset17.onnx --train --label=y --mesh=2x2 --sbp-strategy=data,tensor --sbp-report -o /dev/null | FileCheck %s --check-prefix=NAMES
 // NAMES: boxings by cost (bytes each device sends):
-// NAMES-NEXT: {{^ +}}12288 B  /fc2/Gemm (backward) -> update of fc2.weight: [S<0>, S<1>] -> [B, S<0>] of tensor<64x128xf32> (all-to-all on axis 1, all-gather on axis 0)
-// NAMES: 8192 B  /fc1/Gemm (backward) -> update of fc1.weight: [S<0>, S<0>] -> [B, S<0>] of tensor<128x64xf32> (all-gather on axis 0)
+// NAMES-NEXT: {{^ +}}16384 B  /fc2/Gemm (backward) -> update of fc2.weight: [S<0>, S<1>] -> [B, S<0>] of tensor<64x128xf32> (all-gather on axis 0, all-to-all on axis 1)
+// NAMES: 8192 B  /fc1/Gemm (backward) -> update of fc1.weight: [S<1>, S<0>] -> [B, S<0>] of tensor<128x64xf32> (all-gather on axis 0)
 // NAMES: 1024 B  /relu/Relu -> /fc2/Gemm: [S<0>, S<1>] -> [S<0>, B] of tensor<8x128xf32> (all-gather on axis 1)
-// NAMES: 1024 B  input x -> /fc1/Gemm (backward): [S<0>, B] -> [B, B] of tensor<8x64xf32> (all-gather on axis 0)
+// NAMES: 512 B  input x -> /fc1/Gemm (backward): [S<0>, B] -> [S<1>, B] of tensor<8x64xf32> (all-to-all on axis 0)
 // NAMES: 512 B  /fc1/Gemm (backward) -> update of fc1.bias: [P, S<0>] -> [B, B] of tensor<128xf32> (all-reduce on axis 0, all-gather on axis 1)
 // NAMES: 0 B  parameter fc1.bias -> /fc1/Gemm: [B, B] -> [B, S<0>] of tensor<128xf32> (local-slice on axis 1)
-// NAMES: per kind: local-slice 5x, 0 B; all-gather 13x, 21332 B; reduce-scatter 2x, 1104 B; all-to-all 5x, 5160 B; all-reduce 5x, 432 B
-// NAMES-NEXT: total: 22 boxings, 28028 bytes per device per step
+// NAMES: per kind: local-slice 5x, 0 B; all-gather 13x, 21684 B; reduce-scatter 2x, 1104 B; all-to-all 5x, 9336 B; all-reduce 5x, 412 B
+// NAMES-NEXT: total: 22 boxings, 32536 bytes per device per step
 
 // With a cluster file, every boxing also gets its predicted seconds (the
 // collective of each mesh axis timed by the cost model over the link level
@@ -29,9 +29,9 @@
 // loss's two all-reduces (2 x 4 alpha of NVLink) come first.
 // RUN: oneflow-opt %S/../../Import/ONNX/Inputs/torch/mlp_opset17.onnx --train --label=y --mesh=2x2 --sbp-strategy=data,tensor --sbp-report --simulate=%S/../../../clusters/a100-80gb-sxm.json -o /dev/null | FileCheck %s --check-prefix=PRICED
 // PRICED: boxings by cost (bytes each device sends, predicted seconds on 8x A100-80GB SXM4 per node, NVLink 3, 8x HDR InfiniBand):
-// PRICED-NEXT: {{^ +}}8 B    8.00e-06 s  loss -> func.return: [P, P] -> [B, B] of tensor<f32> (all-reduce on axis 0, all-reduce on axis 1)
-// PRICED: per kind: local-slice 5x, 0 B, 0.00e+00 s; all-gather 13x, 21332 B, {{.*}} s;
-// PRICED: total: 22 boxings, 28028 bytes per device per step, {{.*}} s on 8x A100-80GB SXM4 per node
+// PRICED-NEXT: {{^ +}}8 B    8.00e-06 s  loss -> func.return: [P, P] -> [B, B] of tensor<f32> (all-reduce on axis 1, all-reduce on axis 0)
+// PRICED: per kind: local-slice 5x, 0 B, 0.00e+00 s; all-gather 13x, 21684 B, {{.*}} s;
+// PRICED: total: 22 boxings, 32536 bytes per device per step, {{.*}} s on 8x A100-80GB SXM4 per node
 // A bad cluster file is an error before anything is compiled.
 // RUN: not oneflow-opt %S/../../Import/ONNX/Inputs/torch/mlp_opset17.onnx --mesh=2 --sbp-report --simulate=%s -o /dev/null 2>&1 | FileCheck %s --check-prefix=BADCLUSTER
 // BADCLUSTER: error: --simulate: {{.*}}cli.mlir

@@ -49,9 +49,24 @@ struct BoxingStep {
 };
 
 /// The 1-D conversions of an nd-SBP conversion on a mesh of `meshShape`, in
-/// the order they run: one mesh axis at a time, conversions that end in a
-/// split first (they shrink the data the others move). Axes whose SBP does
-/// not change have no step.
+/// the order sbp-localize runs them: one mesh axis at a time; first what
+/// the target does not split (innermost axis first), then the target's
+/// splits (outermost first). A conversion along a tensor dimension that an
+/// inner axis also splits first gathers that inner split (a step of its
+/// own, on a larger piece). The all-reduces of partial sums that become
+/// broadcast run where placeAllReduces puts them. Axes whose SBP does not
+/// change have no step.
+/// Where an nd-SBP conversion runs its all-reduces (P -> B): a sum commutes
+/// with every other axis' conversion, so it can run before the gathers (on
+/// the piece they would enlarge), in its place among the conversions to
+/// non-split SBPs, or after the splits are built (on the piece they leave).
+enum class AllReducePlacement { First, InPlace, Last };
+
+/// The placement that moves the fewest bytes (in place on a tie).
+AllReducePlacement placeAllReduces(llvm::ArrayRef<Sbp> from,
+                                   llvm::ArrayRef<Sbp> to,
+                                   llvm::ArrayRef<int64_t> meshShape);
+
 llvm::SmallVector<BoxingStep, 3>
 boxingStepsND(llvm::ArrayRef<Sbp> from, llvm::ArrayRef<Sbp> to,
               double tensorBytes, llvm::ArrayRef<int64_t> meshShape);
