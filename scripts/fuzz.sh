@@ -28,7 +28,11 @@ ARTIFACTS="$DIR/fuzz/artifacts-$TARGET"
 mkdir -p "$WORK" "$ARTIFACTS"
 export ASAN_OPTIONS="detect_leaks=1:${ASAN_OPTIONS:-}"
 export UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1"
+# A target with no crash inputs yet has no regressions directory.
+CORPORA=("$WORK" "$ROOT/fuzz/corpus/$TARGET")
+if [[ -d $ROOT/fuzz/regressions/$TARGET ]]; then
+  CORPORA+=("$ROOT/fuzz/regressions/$TARGET")
+fi
 exec "$DIR/bin/oneflow-fuzz-$TARGET" -max_total_time="$SECONDS_TO_RUN" \
   -max_len=65536 -timeout=10 -rss_limit_mb=4096 -print_final_stats=1 \
-  -artifact_prefix="$ARTIFACTS/" "$@" \
-  "$WORK" "$ROOT/fuzz/corpus/$TARGET" "$ROOT/fuzz/regressions/$TARGET"
+  -artifact_prefix="$ARTIFACTS/" "$@" "${CORPORA[@]}"
