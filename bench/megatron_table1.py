@@ -87,8 +87,10 @@ def compile_and_simulate(args, work, row, microbatches):
     if microbatches > 1:
         flags.append(f"--microbatches={microbatches}")
     if pp > 1:
-        flags += [f"--stages={pp}", "--schedule=interleaved",
-                  f"--virtual-stages={args.virtual_stages}"]
+        chunks = virtual_stages(args, layers, pp)
+        flags += [f"--stages={pp}"]
+        flags += ["--schedule=interleaved", f"--virtual-stages={chunks}"] \
+            if chunks > 1 else ["--schedule=1f1b"]
     sim = os.path.join(work, f"sim-{name}-{microbatches}.json")
     flags.append(f"--simulate-json={sim}")
     if args.trace:
@@ -103,6 +105,15 @@ def compile_and_simulate(args, work, row, microbatches):
     return report, seconds
 
 
+def virtual_stages(args, layers, pp):
+    """The most chunks per stage, up to --virtual-stages, that split the
+    layers evenly (1: plain 1F1B)."""
+    chunks = args.virtual_stages
+    while chunks > 1 and layers % (pp * chunks):
+        chunks -= 1
+    return chunks
+
+
 def simulate_row(args, work, row):
     """(step seconds, how it was obtained, compile seconds, report)."""
     name, heads, hidden, layers, tp, pp, gpus, batch, _ = row
@@ -112,7 +123,10 @@ def simulate_row(args, work, row):
         report, seconds = compile_and_simulate(args, work, row, full)
         return report["step_seconds"], f"{full} micro-batch(es)", seconds, \
             report
-    m1, m2 = args.max_microbatches // 2, args.max_microbatches
+    # The interleaved schedule runs micro-batches in groups of PP.
+    group = pp if virtual_stages(args, layers, pp) > 1 else 1
+    m1 = group * -(-args.max_microbatches // 2 // group)
+    m2 = max(group * -(-args.max_microbatches // group), m1 + group)
     r1, s1 = compile_and_simulate(args, work, row, m1)
     r2, s2 = compile_and_simulate(args, work, row, m2)
     slope = (r2["step_seconds"] - r1["step_seconds"]) / (m2 - m1)

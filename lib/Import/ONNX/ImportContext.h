@@ -106,12 +106,35 @@ public:
   void setConstantOutput(unsigned index, ElementsAttr value);
 
   // Building.
+  /// As many placeholder types as `OpTy` has fixed results (at least one
+  /// for a variadic result list that needs one).
+  template <typename OpTy>
+  SmallVector<Type, 2> placeholderResults() {
+    unsigned count = 0;
+    if constexpr (OpTy::template hasTrait<OpTrait::OneResult>())
+      count = 1;
+    else if constexpr (OpTy::template hasTrait<OpTrait::NResults<2>::Impl>())
+      count = 2;
+    else if constexpr (OpTy::template hasTrait<OpTrait::NResults<3>::Impl>())
+      count = 3;
+    else if constexpr (OpTy::template hasTrait<OpTrait::NResults<5>::Impl>())
+      count = 5;
+    else if constexpr (OpTy::template hasTrait<
+                           OpTrait::AtLeastNResults<1>::Impl>())
+      count = 1;
+    return SmallVector<Type, 2>(count, NoneType::get(getContext()));
+  }
+
   /// Creates an op whose result types are inferred; a shape error is
   /// reported at the node instead of aborting.
   template <typename OpTy, typename... Args>
   FailureOr<Operation *> createOp(Args &&...args) {
     OperationState state(loc, OpTy::getOperationName());
-    OpTy::build(getBuilder(), state, TypeRange(), std::forward<Args>(args)...);
+    // The generated builder asserts its number of result types: it gets
+    // placeholders, which the inferred types replace.
+    OpTy::build(getBuilder(), state, placeholderResults<OpTy>(),
+                std::forward<Args>(args)...);
+    state.types.clear();
     SmallVector<Type> types;
     // The op's own message, re-reported with the node it comes from.
     std::string message;
