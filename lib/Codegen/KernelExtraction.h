@@ -20,9 +20,12 @@ namespace oneflow {
 constexpr llvm::StringLiteral kKernelBodySuffix = "_body";
 
 /// From oneflow kernels on tensors to loops over buffers, each kernel body
-/// taking its inputs and outputs as buffer arguments.
+/// taking its inputs and outputs as buffer arguments (pooling as calls into
+/// the CPU kernel library).
+constexpr llvm::StringLiteral kLoweringToLinalg =
+    "convert-oneflow-to-linalg{pooling-calls},";
 constexpr llvm::StringLiteral kBufferizationPipeline =
-    "convert-oneflow-to-linalg,"
+    "convert-oneflow-to-linalg{pooling-calls},"
     "canonicalize,"
     "oneflow-fuse-elementwise-loops,"
     "canonicalize,"
@@ -36,16 +39,18 @@ constexpr llvm::StringLiteral kBufferizationPipeline =
     "buffer-deallocation-pipeline";
 
 /// The CUDA backend's bufferization (also for --gpu-kernels-on-cpu): the
-/// above, with oneflow-fold-gemm-tensor-epilogues before
+/// above, with pooling as loops, oneflow-fold-gemm-tensor-epilogues before
 /// oneflow-approximate-math (it reads erf and tanh unexpanded), and with
 /// `lowPrecisionGemms` (a GPU's, not the CPU library's) bf16/f16 products
 /// as GEMM calls.
 inline std::string cudaBufferizationPipeline(bool lowPrecisionGemms) {
   std::string pipeline = kBufferizationPipeline.str();
+  pipeline.replace(0, kLoweringToLinalg.size(),
+                   lowPrecisionGemms
+                       ? "convert-oneflow-to-linalg{low-precision-gemms},"
+                       : "convert-oneflow-to-linalg,");
   pipeline.insert(pipeline.find("oneflow-approximate-math,"),
                   "oneflow-fold-gemm-tensor-epilogues,");
-  if (lowPrecisionGemms)
-    pipeline.insert(pipeline.find(','), "{low-precision-gemms}");
   return pipeline;
 }
 

@@ -31,6 +31,10 @@ def ConvertOneFlowToLinalg : Pass<"convert-oneflow-to-linalg", "ModuleOp"> {
            "bf16/f16 matmul and batch_matmul call the kernel library's "
            "_bf16/_f16 GEMMs (CUDA: cuBLASLt with f32 accumulation) instead "
            "of linalg.matmul">,
+    Option<"poolingCalls", "pooling-calls", "bool", /*default=*/"false",
+           "f32/f64 max_pool2d and avg_pool2d call the kernel library's NCHW "
+           "pooling (CPU; its taps vectorize over output columns) instead of "
+           "linalg pooling ops">,
   ];
 }
 

@@ -413,14 +413,50 @@ struct TopKLowering : public OpConversionPattern<TopKOp> {
   }
 };
 
+/// The sizes a pooling call ends with: n, c, h, w, oh, ow, kh, kw, sh, sw,
+/// pads (top, left, bottom, right), then `last`.
+SmallVector<int64_t> poolingScalars(RankedTensorType x, RankedTensorType y,
+                                    ArrayRef<int64_t> kernel,
+                                    ArrayRef<int64_t> strides,
+                                    ArrayRef<int64_t> pads,
+                                    ArrayRef<int64_t> last) {
+  SmallVector<int64_t> scalars = {
+      x.getDimSize(0), x.getDimSize(1), x.getDimSize(2), x.getDimSize(3),
+      y.getDimSize(2), y.getDimSize(3), kernel[0],       kernel[1],
+      strides[0],      strides[1],      pads[0],         pads[1],
+      pads[2],         pads[3]};
+  llvm::append_range(scalars, last);
+  return scalars;
+}
+
+/// The kernel library's pooling function for `type`'s elements, or "" (it
+/// has f32 and f64 ones).
+std::string poolingCallee(StringRef kind, RankedTensorType type) {
+  Type element = type.getElementType();
+  if (!element.isF32() && !element.isF64())
+    return "";
+  return ("oneflow_" + kind + "_pool2d_" + typeSuffix(element)).str();
+}
+
 struct MaxPoolLowering : public OpConversionPattern<MaxPool2DOp> {
-  using OpConversionPattern::OpConversionPattern;
+  MaxPoolLowering(MLIRContext *context, bool poolingCalls)
+      : OpConversionPattern(context), poolingCalls(poolingCalls) {}
   LogicalResult
   matchAndRewrite(MaxPool2DOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     RankedTensorType type = op.getType();
     Type element = type.getElementType();
+    std::string callee = poolingCalls ? poolingCallee("max", type) : "";
+    if (!callee.empty()) {
+      rewriter.replaceOp(
+          op,
+          buildLibraryCall(rewriter, loc, callee, {adaptor.getX()}, {type},
+                           poolingScalars(typeOf(adaptor.getX()), type,
+                                          op.getKernel(), op.getStrides(),
+                                          op.getPads(), op.getDilations())));
+      return success();
+    }
     Value padded = padForPooling(
         rewriter, loc, adaptor.getX(), type, op.getKernel(), op.getStrides(),
         op.getDilations(), op.getPads(), lowestValue(element));
@@ -437,10 +473,14 @@ struct MaxPoolLowering : public OpConversionPattern<MaxPool2DOp> {
     rewriter.replaceOp(op, pool.getResult(0));
     return success();
   }
+
+private:
+  bool poolingCalls;
 };
 
 struct AvgPoolLowering : public OpConversionPattern<AvgPool2DOp> {
-  using OpConversionPattern::OpConversionPattern;
+  AvgPoolLowering(MLIRContext *context, bool poolingCalls)
+      : OpConversionPattern(context), poolingCalls(poolingCalls) {}
   LogicalResult
   matchAndRewrite(AvgPool2DOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
@@ -449,6 +489,15 @@ struct AvgPoolLowering : public OpConversionPattern<AvgPool2DOp> {
     Type element = type.getElementType();
     ArrayRef<int64_t> kernel = op.getKernel(), strides = op.getStrides(),
                       pads = op.getPads();
+    std::string callee = poolingCalls ? poolingCallee("avg", type) : "";
+    if (!callee.empty()) {
+      rewriter.replaceOp(
+          op,
+          buildLibraryCall(rewriter, loc, callee, {adaptor.getX()}, {type},
+                           poolingScalars(input, type, kernel, strides, pads,
+                                          {(int64_t)op.getCountIncludePad()})));
+      return success();
+    }
     SmallVector<int64_t> dilations = {1, 1};
     Value padded =
         padForPooling(rewriter, loc, adaptor.getX(), type, kernel, strides,
@@ -479,16 +528,21 @@ struct AvgPoolLowering : public OpConversionPattern<AvgPool2DOp> {
             }));
     return success();
   }
+
+private:
+  bool poolingCalls;
 };
 
 } // namespace
 
-void lowering::populateDataMovementPatterns(RewritePatternSet &patterns) {
+void lowering::populateDataMovementPatterns(RewritePatternSet &patterns,
+                                            bool poolingCalls) {
   patterns.add<ReshapeLowering<ReshapeOp>, ReshapeLowering<FlattenOp>,
                ReshapeLowering<SqueezeOp>, ReshapeLowering<UnsqueezeOp>,
                TransposeLowering, ConcatLowering, SplitLowering, SliceLowering,
                GatherLowering, GatherElementsLowering, CoordinateSliceLowering,
                ExpandLowering, TileLowering, PadLowering, CumSumLowering,
-               TopKLowering, MaxPoolLowering, AvgPoolLowering>(
-      patterns.getContext());
+               TopKLowering>(patterns.getContext());
+  patterns.add<MaxPoolLowering, AvgPoolLowering>(patterns.getContext(),
+                                                 poolingCalls);
 }

@@ -507,7 +507,7 @@ struct ConvertOneFlowToLinalgPass
     populateElementwisePatterns(patterns);
     populateLinalgPatterns(patterns, lowPrecisionGemms);
     populateReductionPatterns(patterns);
-    populateDataMovementPatterns(patterns);
+    populateDataMovementPatterns(patterns, poolingCalls);
     populateGradientPatterns(patterns);
     if (failed(applyPartialConversion(getOperation(), target,
                                       std::move(patterns))))

@@ -135,7 +135,8 @@ void populateElementwisePatterns(RewritePatternSet &patterns);
 void populateLinalgPatterns(RewritePatternSet &patterns,
                             bool lowPrecisionGemms);
 void populateReductionPatterns(RewritePatternSet &patterns);
-void populateDataMovementPatterns(RewritePatternSet &patterns);
+void populateDataMovementPatterns(RewritePatternSet &patterns,
+                                  bool poolingCalls);
 void populateGradientPatterns(RewritePatternSet &patterns);
 
 } // namespace lowering

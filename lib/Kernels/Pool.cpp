@@ -1,0 +1,250 @@
+//===- Pool.cpp - NCHW max and average pooling ----------------------------===//
+//
+// 2-D max and average pooling over NCHW planes. Generated loops computed
+// each window with a scalar NaN-propagating max (eleven instructions per tap
+// on x86, not vectorized over the strided columns); here the common windows
+// (3x3 and 2x2, strides 1 and 2) have their shape fixed at compile time, so
+// the loop over a row's output columns vectorizes.
+//
+//===----------------------------------------------------------------------===//
+
+#include "KernelABI.h"
+
+#include <algorithm>
+#include <limits>
+#include <memory>
+#include <omp.h>
+
+using namespace oneflow::kernels;
+
+namespace {
+
+struct PoolShape {
+  int64_t n, c, h, w, oh, ow, kh, kw, sh, sw, pt, pl, dh, dw;
+};
+
+/// Accumulators of a window. PyTorch's max: a NaN anywhere in the window
+/// is the result. The NaN is tracked apart from the max, so both stay
+/// branch-free (`v > m || v != v` became branches, which random data
+/// mispredicts, and kept GCC from vectorizing).
+template <typename T> struct MaxOp {
+  struct Acc {
+    T max;
+    bool nan;
+  };
+  static Acc start() { return {-std::numeric_limits<T>::infinity(), false}; }
+  static void add(Acc &acc, T v) {
+    acc.max = v > acc.max ? v : acc.max;
+    acc.nan |= v != v;
+  }
+  static T finish(const Acc &acc) {
+    return acc.nan ? std::numeric_limits<T>::quiet_NaN() : acc.max;
+  }
+};
+template <typename T> struct SumOp {
+  using Acc = T;
+  static Acc start() { return T(0); }
+  static void add(Acc &acc, T v) { acc += v; }
+  static T finish(Acc acc) { return acc; }
+};
+
+/// The window at output (r, o), taps outside the input skipped; rows then
+/// columns, as the interior loop below adds them.
+template <typename T, typename Op>
+__attribute__((always_inline)) inline T
+windowAt(const T *in, const PoolShape &s, int64_t r, int64_t o) {
+  typename Op::Acc acc = Op::start();
+  for (int64_t i = 0; i < s.kh; ++i) {
+    int64_t ih = r * s.sh - s.pt + i * s.dh;
+    if (ih < 0 || ih >= s.h)
+      continue;
+    for (int64_t j = 0; j < s.kw; ++j) {
+      int64_t iw = o * s.sw - s.pl + j * s.dw;
+      if (iw >= 0 && iw < s.w)
+        Op::add(acc, in[ih * s.w + iw]);
+    }
+  }
+  return Op::finish(acc);
+}
+
+/// The outputs [lo, hi) along one axis whose whole window lies inside.
+std::pair<int64_t, int64_t> interior(int64_t size, int64_t out, int64_t kernel,
+                                     int64_t stride, int64_t pad,
+                                     int64_t dilation) {
+  int64_t lo = (pad + stride - 1) / stride;
+  int64_t last = size - 1 - dilation * (kernel - 1) + pad;
+  int64_t hi = last < 0 ? 0 : last / stride + 1;
+  return {std::min(lo, out), std::max(std::min(hi, out), std::min(lo, out))};
+}
+
+/// Outputs per chunk: 64 bytes, a whole number of vectors on every target.
+template <typename T> constexpr int kChunk = 64 / sizeof(T);
+
+/// kChunk<T> outputs of a row from `base` (the input at the window's top
+/// left of the first output), each window accumulated in a register. The
+/// fixed trip counts let GCC vectorize the loop over outputs without a
+/// scalar remainder (its scalar selects are branches, which random data
+/// mispredicts).
+template <int K, int S, typename T, typename Op>
+__attribute__((always_inline)) inline void
+poolChunk(const T *__restrict base, int64_t w, T *__restrict out) {
+  for (int o = 0; o < kChunk<T>; ++o) {
+    typename Op::Acc acc = Op::start();
+    for (int i = 0; i < K; ++i)
+      for (int j = 0; j < K; ++j)
+        Op::add(acc, base[i * w + o * S + j]);
+    out[o] = Op::finish(acc);
+  }
+}
+
+/// One plane with a K x K window of stride S (dilation 1). Inside, outputs
+/// go in chunks of kChunk<T>; a chunk may read past its row (into the next
+/// rows of `in`, whose `readable` elements it never passes) and keeps only
+/// the outputs inside. The border goes through windowAt.
+template <int K, int S, typename T, typename Op>
+__attribute__((always_inline)) inline void
+fixedWindowPlane(const T *in, T *out, const PoolShape &s, int64_t readable) {
+  auto [r0, r1] = interior(s.h, s.oh, K, S, s.pt, 1);
+  auto [c0, c1] = interior(s.w, s.ow, K, S, s.pl, 1);
+  const int64_t w = s.w;
+  for (int64_t r = 0; r < s.oh; ++r) {
+    T *row = out + r * s.ow;
+    if (r < r0 || r >= r1) {
+      for (int64_t o = 0; o < s.ow; ++o)
+        row[o] = windowAt<T, Op>(in, s, r, o);
+      continue;
+    }
+    for (int64_t o = 0; o < c0; ++o)
+      row[o] = windowAt<T, Op>(in, s, r, o);
+    int64_t top = (r * S - s.pt) * w - s.pl;
+    int64_t o = c0;
+    for (; o < c1; o += kChunk<T>) {
+      int64_t last = top + (K - 1) * w + (o + kChunk<T> - 1) * S + K - 1;
+      if (last >= readable)
+        break;
+      T chunk[kChunk<T>];
+      poolChunk<K, S, T, Op>(in + top + o * S, w, chunk);
+      std::copy(chunk, chunk + std::min<int64_t>(kChunk<T>, c1 - o), row + o);
+    }
+    // The columns after the last whole chunk, or all past a chunk that
+    // would have read beyond the input.
+    for (o = std::min(o, c1); o < s.ow; ++o)
+      row[o] = windowAt<T, Op>(in, s, r, o);
+  }
+}
+
+/// One plane of any window.
+template <typename T, typename Op>
+__attribute__((always_inline)) inline void
+poolPlane(const T *in, T *out, const PoolShape &s, int64_t readable) {
+  if (s.kh == s.kw && s.sh == s.sw && s.dh == 1 && s.dw == 1) {
+    if (s.kh == 3 && s.sh == 2)
+      return fixedWindowPlane<3, 2, T, Op>(in, out, s, readable);
+    if (s.kh == 3 && s.sh == 1)
+      return fixedWindowPlane<3, 1, T, Op>(in, out, s, readable);
+    if (s.kh == 2 && s.sh == 2)
+      return fixedWindowPlane<2, 2, T, Op>(in, out, s, readable);
+  }
+  for (int64_t r = 0; r < s.oh; ++r)
+    for (int64_t o = 0; o < s.ow; ++o)
+      out[r * s.ow + o] = windowAt<T, Op>(in, s, r, o);
+}
+
+#define POOL_PLANE(NAME, OP, T)                                                \
+  __attribute__((target_clones("avx512f", "avx2", "default"))) void NAME(      \
+      const T *in, T *out, const PoolShape &s, int64_t readable) {             \
+    poolPlane<T, OP<T>>(in, out, s, readable);                                 \
+  }
+POOL_PLANE(maxPlaneF32, MaxOp, float)
+POOL_PLANE(maxPlaneF64, MaxOp, double)
+POOL_PLANE(sumPlaneF32, SumOp, float)
+POOL_PLANE(sumPlaneF64, SumOp, double)
+#undef POOL_PLANE
+
+void maxPlane(const float *in, float *out, const PoolShape &s,
+              int64_t readable) {
+  maxPlaneF32(in, out, s, readable);
+}
+void maxPlane(const double *in, double *out, const PoolShape &s,
+              int64_t readable) {
+  maxPlaneF64(in, out, s, readable);
+}
+void sumPlane(const float *in, float *out, const PoolShape &s,
+              int64_t readable) {
+  sumPlaneF32(in, out, s, readable);
+}
+void sumPlane(const double *in, double *out, const PoolShape &s,
+              int64_t readable) {
+  sumPlaneF64(in, out, s, readable);
+}
+
+/// Runs `plane(p)` for every (image, channel) plane over OpenMP threads.
+template <typename Fn> void forEachPlane(const PoolShape &s, Fn plane) {
+  int64_t planes = s.n * s.c;
+  int threads = std::min<int64_t>(omp_get_max_threads(), planes);
+#pragma omp parallel for num_threads(threads) if (threads > 1) schedule(static)
+  for (int64_t p = 0; p < planes; ++p)
+    plane(p);
+}
+
+template <typename T> void maxPool(const T *x, T *y, const PoolShape &s) {
+  forEachPlane(s, [&](int64_t p) {
+    maxPlane(x + p * s.h * s.w, y + p * s.oh * s.ow, s,
+             (s.n * s.c - p) * s.h * s.w);
+  });
+}
+
+/// How many taps of output position `o` along one axis count towards the
+/// average: those inside the input, or inside the padded input with
+/// `includePad` (never those past the padding, as in ceil mode).
+int64_t tapsCounted(int64_t o, int64_t stride, int64_t kernel, int64_t padLo,
+                    int64_t padHi, int64_t size, bool includePad) {
+  int64_t start = o * stride - padLo;
+  int64_t lo = includePad ? -padLo : 0, hi = includePad ? size + padHi : size;
+  return std::min(start + kernel, hi) - std::max(start, lo);
+}
+
+template <typename T>
+void avgPool(const T *x, T *y, const PoolShape &s, int64_t pb, int64_t pr,
+             bool includePad) {
+  // The divisor of (r, c) is rows(r) * cols(c).
+  std::unique_ptr<T[]> colScale(new T[s.ow]);
+  for (int64_t c = 0; c < s.ow; ++c)
+    colScale[c] = tapsCounted(c, s.sw, s.kw, s.pl, pr, s.w, includePad);
+  forEachPlane(s, [&](int64_t p) {
+    T *out = y + p * s.oh * s.ow;
+    sumPlane(x + p * s.h * s.w, out, s, (s.n * s.c - p) * s.h * s.w);
+    for (int64_t r = 0; r < s.oh; ++r) {
+      T rows = tapsCounted(r, s.sh, s.kh, s.pt, pb, s.h, includePad);
+      for (int64_t c = 0; c < s.ow; ++c)
+        out[r * s.ow + c] /= std::max<T>(rows * colScale[c], T(1));
+    }
+  });
+}
+
+} // namespace
+
+// x, y, then n, c, h, w, oh, ow, kh, kw, sh, sw, pad top, left, bottom,
+// right, and dilations (max) or count_include_pad (average).
+#define DEFINE_POOLS(SUFFIX, T)                                                \
+  ONEFLOW_KERNEL void oneflow_max_pool2d_##SUFFIX(                             \
+      int64_t x, int64_t y, int64_t n, int64_t c, int64_t h, int64_t w,        \
+      int64_t oh, int64_t ow, int64_t kh, int64_t kw, int64_t sh, int64_t sw,  \
+      int64_t pt, int64_t pl, int64_t pb, int64_t pr, int64_t dh,              \
+      int64_t dw) {                                                            \
+    (void)pb, (void)pr;                                                        \
+    maxPool(ptr<const T>(x), ptr<T>(y),                                        \
+            {n, c, h, w, oh, ow, kh, kw, sh, sw, pt, pl, dh, dw});             \
+  }                                                                            \
+  ONEFLOW_KERNEL void oneflow_avg_pool2d_##SUFFIX(                             \
+      int64_t x, int64_t y, int64_t n, int64_t c, int64_t h, int64_t w,        \
+      int64_t oh, int64_t ow, int64_t kh, int64_t kw, int64_t sh, int64_t sw,  \
+      int64_t pt, int64_t pl, int64_t pb, int64_t pr,                          \
+      int64_t countIncludePad) {                                               \
+    avgPool(ptr<const T>(x), ptr<T>(y),                                        \
+            {n, c, h, w, oh, ow, kh, kw, sh, sw, pt, pl, 1, 1}, pb, pr,        \
+            countIncludePad != 0);                                             \
+  }
+
+DEFINE_POOLS(f32, float)
+DEFINE_POOLS(f64, double)

@@ -1,0 +1,38 @@
+// RUN: oneflow-opt %s --convert-oneflow-to-linalg=pooling-calls -split-input-file | FileCheck %s
+// RUN: oneflow-opt %s --convert-oneflow-to-linalg -split-input-file | FileCheck %s --check-prefix=LINALG
+
+// With pooling-calls (the CPU kernels' pipeline), f32 and f64 max and average
+// pooling call the kernel library: x, y, n, c, h, w, oh, ow, kh, kw, sh, sw,
+// the four pads, then the dilations (max) or count_include_pad (average).
+// Without it (the CUDA pipeline), they stay linalg pooling ops.
+// CHECK-LABEL: func @pools
+// CHECK: %[[N:.*]] = arith.constant 2 : i64
+// CHECK: %[[C:.*]] = arith.constant 3 : i64
+// CHECK: %[[H:.*]] = arith.constant 9 : i64
+// CHECK: %[[W:.*]] = arith.constant 9 : i64
+// CHECK: %[[OH:.*]] = arith.constant 5 : i64
+// CHECK: %[[OW:.*]] = arith.constant 5 : i64
+// CHECK: call @oneflow_max_pool2d_f32(%{{.*}}, %{{.*}}, %[[N]], %[[C]], %[[H]], %[[W]], %[[OH]], %[[OW]], %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}})
+// CHECK: %[[INCLUDE_PAD:.*]] = arith.constant 1 : i64
+// CHECK-NEXT: call @oneflow_avg_pool2d_f32({{.*}}, %[[INCLUDE_PAD]])
+// CHECK-NOT: linalg.pooling
+// LINALG-LABEL: func @pools
+// LINALG: linalg.pooling_nchw_max
+// LINALG: linalg.pooling_nchw_sum
+// LINALG-NOT: call @oneflow_
+func.func @pools(%x: tensor<2x3x9x9xf32>) -> (tensor<2x3x5x5xf32>, tensor<2x3x4x4xf32>) {
+  %0 = oneflow.max_pool2d %x {ceil_mode, kernel = array<i64: 3, 3>, strides = array<i64: 2, 2>, pads = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>} : tensor<2x3x9x9xf32> -> tensor<2x3x5x5xf32>
+  %1 = oneflow.avg_pool2d %x {kernel = array<i64: 2, 2>, strides = array<i64: 2, 2>, pads = array<i64: 0, 0, 0, 0>, count_include_pad} : tensor<2x3x9x9xf32> -> tensor<2x3x4x4xf32>
+  return %0, %1 : tensor<2x3x5x5xf32>, tensor<2x3x4x4xf32>
+}
+
+// -----
+
+// The library has no bf16 pooling: it stays a linalg op.
+// CHECK-LABEL: func @bf16_pool
+// CHECK-NOT: call @oneflow_max_pool2d
+// CHECK: linalg.pooling_nchw_max
+func.func @bf16_pool(%x: tensor<1x2x4x4xbf16>) -> tensor<1x2x2x2xbf16> {
+  %0 = oneflow.max_pool2d %x {kernel = array<i64: 2, 2>, strides = array<i64: 2, 2>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>} : tensor<1x2x4x4xbf16> -> tensor<1x2x2x2xbf16>
+  return %0 : tensor<1x2x2x2xbf16>
+}
