@@ -14,6 +14,7 @@
 #include <limits>
 #include <memory>
 #include <omp.h>
+#include <vector>
 
 using namespace oneflow::kernels;
 
@@ -32,7 +33,8 @@ template <typename T> struct MaxOp {
     T max;
     bool nan;
   };
-  static Acc start() { return {-std::numeric_limits<T>::infinity(), false}; }
+  static T identity() { return -std::numeric_limits<T>::infinity(); }
+  static Acc start() { return {identity(), false}; }
   static void add(Acc &acc, T v) {
     acc.max = v > acc.max ? v : acc.max;
     acc.nan |= v != v;
@@ -43,6 +45,7 @@ template <typename T> struct MaxOp {
 };
 template <typename T> struct SumOp {
   using Acc = T;
+  static T identity() { return T(0); }
   static Acc start() { return T(0); }
   static void add(Acc &acc, T v) { acc += v; }
   static T finish(Acc acc) { return acc; }
@@ -97,40 +100,59 @@ poolChunk(const T *__restrict base, int64_t w, T *__restrict out) {
   }
 }
 
-/// One plane with a K x K window of stride S (dilation 1). Inside, outputs
-/// go in chunks of kChunk<T>; a chunk may read past its row (into the next
-/// rows of `in`, whose `readable` elements it never passes) and keeps only
-/// the outputs inside. The border goes through windowAt.
+/// One plane with a K x K window of stride S (dilation 1) whose windows all
+/// lie inside it: outputs in chunks of kChunk<T>; a chunk may read past its
+/// row (into the next rows of `in`, whose `readable` elements it never
+/// passes) and keeps only the outputs inside.
 template <int K, int S, typename T, typename Op>
 __attribute__((always_inline)) inline void
-fixedWindowPlane(const T *in, T *out, const PoolShape &s, int64_t readable) {
-  auto [r0, r1] = interior(s.h, s.oh, K, S, s.pt, 1);
-  auto [c0, c1] = interior(s.w, s.ow, K, S, s.pl, 1);
+interiorPlane(const T *in, T *out, const PoolShape &s, int64_t readable) {
   const int64_t w = s.w;
   for (int64_t r = 0; r < s.oh; ++r) {
     T *row = out + r * s.ow;
-    if (r < r0 || r >= r1) {
-      for (int64_t o = 0; o < s.ow; ++o)
-        row[o] = windowAt<T, Op>(in, s, r, o);
-      continue;
-    }
-    for (int64_t o = 0; o < c0; ++o)
-      row[o] = windowAt<T, Op>(in, s, r, o);
-    int64_t top = (r * S - s.pt) * w - s.pl;
-    int64_t o = c0;
-    for (; o < c1; o += kChunk<T>) {
+    int64_t top = r * S * w;
+    int64_t o = 0;
+    for (; o < s.ow; o += kChunk<T>) {
       int64_t last = top + (K - 1) * w + (o + kChunk<T> - 1) * S + K - 1;
       if (last >= readable)
         break;
       T chunk[kChunk<T>];
       poolChunk<K, S, T, Op>(in + top + o * S, w, chunk);
-      std::copy(chunk, chunk + std::min<int64_t>(kChunk<T>, c1 - o), row + o);
+      std::copy(chunk, chunk + std::min<int64_t>(kChunk<T>, s.ow - o), row + o);
     }
-    // The columns after the last whole chunk, or all past a chunk that
-    // would have read beyond the input.
-    for (o = std::min(o, c1); o < s.ow; ++o)
+    // The columns past a chunk that would have read beyond the input.
+    for (; o < s.ow; ++o)
       row[o] = windowAt<T, Op>(in, s, r, o);
   }
+}
+
+/// One plane with a K x K window of stride S (dilation 1). Where windows
+/// reach into the pads (or past the input, in ceil mode), the plane is
+/// first copied into one padded with the accumulator's identity, so every
+/// output takes the vectorized path (GoogLeNet's 3x3 pools of 4x4 planes
+/// with pads of 1 have three outputs in four on the border).
+template <int K, int S, typename T, typename Op>
+__attribute__((always_inline)) inline void
+fixedWindowPlane(const T *in, T *out, const PoolShape &s, int64_t readable) {
+  auto [r0, r1] = interior(s.h, s.oh, K, S, s.pt, 1);
+  auto [c0, c1] = interior(s.w, s.ow, K, S, s.pl, 1);
+  if (r0 == 0 && r1 == s.oh && c0 == 0 && c1 == s.ow && s.pt == 0 && s.pl == 0)
+    return interiorPlane<K, S, T, Op>(in, out, s, readable);
+  PoolShape padded = s;
+  padded.h = (s.oh - 1) * S + K;
+  padded.w = (s.ow - 1) * S + K;
+  padded.pt = padded.pl = 0;
+  // Slack for the last chunk's reads past the last row.
+  thread_local std::vector<T> buffer;
+  buffer.assign(padded.h * padded.w + kChunk<T> * S + K, Op::identity());
+  int64_t rowLo = std::max<int64_t>(0, -s.pt),
+          rowHi = std::min(s.h, padded.h - s.pt);
+  int64_t colLo = std::max<int64_t>(0, -s.pl),
+          colHi = std::min(s.w, padded.w - s.pl);
+  for (int64_t ih = rowLo; ih < rowHi; ++ih)
+    std::copy(in + ih * s.w + colLo, in + ih * s.w + colHi,
+              buffer.data() + (ih + s.pt) * padded.w + colLo + s.pl);
+  interiorPlane<K, S, T, Op>(buffer.data(), out, padded, buffer.size());
 }
 
 /// One plane of any window.

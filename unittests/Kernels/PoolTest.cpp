@@ -185,8 +185,8 @@ TEST_P(PoolTest, AvgF64) {
 }
 
 // The fixed-window paths (3x3 and 2x2, strides 1 and 2) with rows shorter
-// and longer than a chunk, borders from pads and ceil mode, and the general
-// path (other windows, dilation).
+// and longer than a chunk, borders from pads and ceil mode (through a padded
+// copy of the plane), and the general path (other windows, dilation).
 INSTANTIATE_TEST_SUITE_P(
     Shapes, PoolTest,
     ::testing::Values(
@@ -200,7 +200,9 @@ INSTANTIATE_TEST_SUITE_P(
         Pool{"Odd2x2s2Ceil", 1, 3, 7, 37, 2, 2, 0, 1, true},
         Pool{"General5x5s3Pad2", 1, 3, 17, 17, 5, 3, 2, 1, true},
         Pool{"Dilated3x3", 1, 2, 12, 12, 3, 1, 2, 2, false},
-        Pool{"Single", 1, 1, 3, 3, 3, 2, 1, 1, false}),
+        Pool{"Single", 1, 1, 3, 3, 3, 2, 1, 1, false},
+        Pool{"GoogLeNetTiny3x3s1Pad1", 2, 9, 4, 4, 3, 1, 1, 1, true},
+        Pool{"Tiny2x2s2Ceil", 1, 5, 5, 5, 2, 2, 0, 1, true}),
     [](const ::testing::TestParamInfo<Pool> &info) {
       return std::string(info.param.name);
     });
