@@ -476,14 +476,16 @@ LogicalResult importConvTranspose(NodeContext &ctx) {
     return ctx.emitError() << "unknown auto_pad '" << autoPad << "'";
   }
   Value input = *x, weight = *w, bias;
-  SmallVector<int64_t> pads2D = {pads[0], pads[1], pads[2], pads[3]};
+  // A 1-D transposed convolution has two pads (begin, end).
+  SmallVector<int64_t> pads2D =
+      spatial == 1 ? SmallVector<int64_t>{0, pads[0], 0, pads[1]}
+                   : SmallVector<int64_t>{pads[0], pads[1], pads[2], pads[3]};
   if (spatial == 1) {
     input = liftTo2D(ctx, input);
     weight = liftTo2D(ctx, weight);
     strides.insert(strides.begin(), 1);
     dilations.insert(dilations.begin(), 1);
     outputPadding.insert(outputPadding.begin(), 0);
-    pads2D = {0, pads[0], 0, pads[1]};
   }
   if (ctx.hasInput(2)) {
     FailureOr<Value> b = ctx.getInput(2);

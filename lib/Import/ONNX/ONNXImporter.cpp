@@ -80,6 +80,7 @@ private:
   LogicalResult loadExternalData();
   LogicalResult pinInputShapes();
   LogicalResult bindConstantInputs();
+  LogicalResult checkGraphOutputsDefined();
   int64_t defaultOpset() const;
 
   MLIRContext *context;
@@ -89,6 +90,27 @@ private:
   onnx::ModelProto model;
 };
 } // namespace
+
+/// ONNX's checker does not look up the graph's outputs, and its version
+/// converter dereferences an output that nothing produces (a segfault in
+/// libonnx, found by fuzz/FuzzOnnxImport.cpp).
+LogicalResult ModelLoader::checkGraphOutputsDefined() {
+  const onnx::GraphProto &graph = model.graph();
+  llvm::StringSet<> defined;
+  for (const onnx::ValueInfoProto &input : graph.input())
+    defined.insert(input.name());
+  for (const onnx::TensorProto &initializer : graph.initializer())
+    defined.insert(initializer.name());
+  for (const onnx::NodeProto &node : graph.node())
+    for (const std::string &output : node.output())
+      defined.insert(output);
+  for (const onnx::ValueInfoProto &output : graph.output())
+    if (!defined.contains(output.name()))
+      return emitError(fileLoc)
+             << "graph output '" << output.name()
+             << "' is not produced by any node, input or initializer";
+  return success();
+}
 
 int64_t ModelLoader::defaultOpset() const {
   for (const onnx::OperatorSetIdProto &opset : model.opset_import())
@@ -290,8 +312,12 @@ OwningOpRef<ModuleOp> ModelLoader::load(llvm::StringRef bytes) {
                           "ONNX domain";
     return nullptr;
   }
+  if (failed(checkGraphOutputsDefined()))
+    return nullptr;
   try {
     if (opset < kMinOpset) {
+      // The converter trusts its input: the checker sees it first.
+      onnx::checker::check_model(model);
       model = onnx::version_conversion::ConvertVersion(model, kMinOpset);
       opset = kMinOpset;
     }

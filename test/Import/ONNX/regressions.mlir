@@ -4,3 +4,7 @@
 // STRIDE: error: MaxPool node 'MaxPool_0': 'strides' entries must be >= 1, got 0
 // RUN: not oneflow-opt %S/Inputs/regressions/layernorm_axis.onnx 2>&1 | FileCheck %s --check-prefix=AXIS
 // AXIS: error: LayerNormalization node 'LayerNormalization_0': axis -5 is out of range for rank 4
+// An opset-1 model whose graph output no node produces: ONNX's checker
+// accepts it and its version converter dereferenced the missing value.
+// RUN: not oneflow-opt %S/Inputs/regressions/undefined_graph_output.onnx 2>&1 | FileCheck %s --check-prefix=OUTPUT
+// OUTPUT: error: graph output 'not' is not produced by any node, input or initializer
