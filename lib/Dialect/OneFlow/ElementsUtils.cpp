@@ -6,6 +6,9 @@
 #include "mlir/IR/DialectResourceBlobManager.h"
 #include "llvm/ADT/APFloat.h"
 
+#include <cmath>
+#include <limits>
+
 using namespace mlir;
 
 SmallVector<int64_t> mlir::oneflow::getIntValues(DenseElementsAttr attr) {
@@ -51,8 +54,18 @@ DenseElementsAttr mlir::oneflow::makeDense(RankedTensorType type,
     return DenseElementsAttr::get(type, floats);
   }
   SmallVector<int64_t> ints;
-  for (double v : values)
-    ints.push_back(static_cast<int64_t>(v));
+  // Saturate: a float splat of an integer tensor (bias, scale of a
+  // malformed model) may not fit, and the plain cast would be undefined.
+  for (double v : values) {
+    if (std::isnan(v))
+      ints.push_back(0);
+    else if (v >= 0x1p63)
+      ints.push_back(std::numeric_limits<int64_t>::max());
+    else if (v < -0x1p63)
+      ints.push_back(std::numeric_limits<int64_t>::min());
+    else
+      ints.push_back(static_cast<int64_t>(v));
+  }
   return makeDenseInts(type, ints);
 }
 

@@ -183,7 +183,8 @@ Value NodeContext::cast(Value value, Type elementType) {
 
 FailureOr<int64_t> onnx_import::normalizeAxis(NodeContext &ctx, int64_t axis,
                                               int64_t rank) {
-  if (axis < -rank || axis >= std::max<int64_t>(rank, 1))
+  // A scalar has no axis: every caller indexes the shape with the result.
+  if (axis < -rank || axis >= rank)
     return ctx.emitError() << "axis " << axis
                            << " is out of range for rank " << rank;
   return axis < 0 ? axis + rank : axis;

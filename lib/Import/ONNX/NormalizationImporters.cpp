@@ -263,6 +263,8 @@ LogicalResult importLRN(NodeContext &ctx) {
   RankedTensorType type = typeOf(*x);
   if (type.getRank() < 3)
     return ctx.emitError() << "input must have rank >= 3";
+  if (!isa<FloatType>(type.getElementType()))
+    return ctx.emitError() << "input must be a floating-point tensor";
   int64_t size = ctx.getInt("size", 0);
   if (size <= 0)
     return ctx.emitError() << "size must be positive";

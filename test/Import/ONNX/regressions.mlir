@@ -8,3 +8,9 @@
 // accepts it and its version converter dereferenced the missing value.
 // RUN: not oneflow-opt %S/Inputs/regressions/undefined_graph_output.onnx 2>&1 | FileCheck %s --check-prefix=OUTPUT
 // OUTPUT: error: graph output 'not' is not produced by any node, input or initializer
+// A Split of a scalar: a scalar has no axis 0 to split.
+// RUN: not oneflow-opt %S/Inputs/regressions/split_scalar.onnx 2>&1 | FileCheck %s --check-prefix=SPLIT
+// SPLIT: error: Split node 'Split_0': axis 0 is out of range for rank 0
+// An LRN of int64 values: its float constants do not fit the element type.
+// RUN: not oneflow-opt %S/Inputs/regressions/lrn_int64.onnx 2>&1 | FileCheck %s --check-prefix=LRN
+// LRN: error: LRN node 'LRN_0': input must be a floating-point tensor
