@@ -33,6 +33,8 @@ CORPORA=("$WORK" "$ROOT/fuzz/corpus/$TARGET")
 if [[ -d $ROOT/fuzz/regressions/$TARGET ]]; then
   CORPORA+=("$ROOT/fuzz/regressions/$TARGET")
 fi
+# With -jobs=N, libFuzzer writes fuzz-K.log into the current directory.
+cd "$DIR/fuzz"
 exec "$DIR/bin/oneflow-fuzz-$TARGET" -max_total_time="$SECONDS_TO_RUN" \
   -max_len=65536 -timeout=10 -rss_limit_mb=4096 -print_final_stats=1 \
   -artifact_prefix="$ARTIFACTS/" "$@" "${CORPORA[@]}"

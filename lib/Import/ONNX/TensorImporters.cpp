@@ -11,6 +11,7 @@
 #include "mlir/Dialect/Traits.h"
 
 #include <cmath>
+#include <limits>
 
 using namespace mlir;
 using namespace mlir::oneflow;
@@ -708,6 +709,9 @@ LogicalResult importDepthSpace(NodeContext &ctx, bool toSpace) {
   int64_t b = ctx.getInt("blocksize", 0);
   if (type.getRank() != 4 || b <= 0)
     return ctx.emitError() << "needs a 4-D input and a positive blocksize";
+  // Bounded so that blocksize^2 times the channels cannot overflow.
+  if (b > (int64_t(1) << 12))
+    return ctx.emitError() << "blocksize " << b << " is out of range";
   int64_t n = type.getDimSize(0), c = type.getDimSize(1),
           h = type.getDimSize(2), w = type.getDimSize(3);
   SmallVector<int64_t> split, perm, result;
@@ -724,6 +728,8 @@ LogicalResult importDepthSpace(NodeContext &ctx, bool toSpace) {
   } else {
     if (h % b != 0 || w % b != 0)
       return ctx.emitError() << "spatial size is not divisible by blocksize";
+    if (c > std::numeric_limits<int64_t>::max() / (b * b))
+      return ctx.emitError() << "channels times blocksize^2 overflow";
     split = {n, c, h / b, b, w / b, b};
     perm = {0, 3, 5, 1, 2, 4};
     result = {n, c * b * b, h / b, w / b};

@@ -14,3 +14,7 @@
 // An LRN of int64 values: its float constants do not fit the element type.
 // RUN: not oneflow-opt %S/Inputs/regressions/lrn_int64.onnx 2>&1 | FileCheck %s --check-prefix=LRN
 // LRN: error: LRN node 'LRN_0': input must be a floating-point tensor
+// A SpaceToDepth of 2^62 channels: channels * blocksize^2 overflowed.
+// RUN: not oneflow-opt %S/Inputs/regressions/depthspace_blocksize.onnx 2>&1 | FileCheck %s --check-prefix=BLOCK
+// BLOCK-DAG: error: TopK node 'topk_smallest': k = 67108866 is out of range [0, 3]
+// BLOCK-DAG: error: SpaceToDepth node 'space_to_depth': channels times blocksize^2 overflow
