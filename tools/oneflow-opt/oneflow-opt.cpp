@@ -312,6 +312,14 @@ static llvm::cl::opt<double> autoBudgetOption(
                    "no candidate is compiled for the simulator's check "
                    "after they are spent (default 45)"),
     llvm::cl::init(45.0), llvm::cl::cat(autoCategory));
+static llvm::cl::opt<double> autoMarginOption(
+    "auto-parallel-margin",
+    llvm::cl::desc("With --auto-parallel: the simulator's check replaces "
+                   "the step model's best layout by another only when that "
+                   "one simulates faster by more than this fraction "
+                   "(default 0.05); smaller differences are within the two "
+                   "models' error"),
+    llvm::cl::init(0.05), llvm::cl::cat(autoCategory));
 
 /// While the search checks its candidates: no sbp-auto summary lines.
 static bool quietAutoSolve = false;
@@ -760,6 +768,9 @@ static void applyChoice(const oneflow::AutoParallelChoice &choice) {
 /// compiled into a plan (no kernel code) with the SBP solve and with the
 /// Megatron template, replayed, and the fastest that fits becomes
 /// autoChoice; the step model's choice stays when none could be checked.
+/// Another layout displaces the step model's best (its faster SBP source)
+/// only when it simulates faster by more than --auto-parallel-margin: the
+/// two models disagree by that much on plans they both price alike.
 static LogicalResult
 verifyCandidates(ModuleOp model, ArrayRef<oneflow::AutoParallelChoice> ranked,
                  llvm::StringRef device, llvm::function_ref<double()> elapsed) {
@@ -774,9 +785,9 @@ verifyCandidates(ModuleOp model, ArrayRef<oneflow::AutoParallelChoice> ranked,
     oneflow::AutoParallelChoice choice;
     oneflow::SimulatedStep step;
   };
-  std::optional<Checked> best;
+  std::optional<Checked> best, modelBest;
   int checked = 0, skipped = 0;
-  for (const oneflow::AutoParallelChoice &candidate : ranked) {
+  for (const auto &[index, candidate] : llvm::enumerate(ranked)) {
     for (llvm::StringRef source : {"solve", "megatron"}) {
       // On one device every SBP is B: one check.
       if (source == "megatron" && candidate.data * candidate.tensor == 1)
@@ -823,6 +834,9 @@ verifyCandidates(ModuleOp model, ArrayRef<oneflow::AutoParallelChoice> ranked,
                      << " [" << llvm::format("%.1f", seconds) << " s]\n";
         if (step.fits && (!best || step.stepSeconds < best->step.stepSeconds))
           best = Checked{choice, step};
+        if (index == 0 && step.fits &&
+            (!modelBest || step.stepSeconds < modelBest->step.stepSeconds))
+          modelBest = Checked{choice, step};
       }
       meshOption = mesh;
       strategyOption = strategy;
@@ -833,6 +847,13 @@ verifyCandidates(ModuleOp model, ArrayRef<oneflow::AutoParallelChoice> ranked,
       zeroOption = zero;
     }
   }
+  bool withinMargin =
+      best && modelBest &&
+      best->step.stepSeconds < modelBest->step.stepSeconds &&
+      best->step.stepSeconds >
+          modelBest->step.stepSeconds * (1 - double(autoMarginOption));
+  if (withinMargin)
+    best = modelBest;
   autoChoice = best ? best->choice : modelChoice;
   llvm::errs() << "auto-parallel: simulator's check: " << checked
                << " plan(s) replayed";
@@ -844,7 +865,11 @@ verifyCandidates(ModuleOp model, ArrayRef<oneflow::AutoParallelChoice> ranked,
   if (best)
     llvm::errs() << "chosen: " << autoChoice.describe() << ", "
                  << autoChoice.sbpSource << " SBP, simulated step "
-                 << llvm::format("%.4g", best->step.stepSeconds) << " s\n";
+                 << llvm::format("%.4g", best->step.stepSeconds) << " s"
+                 << (withinMargin ? " (the step model's layout: no other is "
+                                    "faster by more than the margin)"
+                                  : "")
+                 << "\n";
   else
     llvm::errs() << "none fits; the step model's choice stands\n";
   return success();

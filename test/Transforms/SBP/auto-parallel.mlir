@@ -44,6 +44,12 @@
 // ENUM-NEXT: auto-parallel: simulator's check: 5 plan(s) replayed in {{[0-9.]+}} s; chosen: data 1 x tensor 1 x stages 2, 2 micro-batch(es), 1f1b, ZeRO-0, recompute none, solve SBP, simulated step [[PIPE]] s
 // ENUM-NEXT: auto-parallel: compiling --mesh=1 --sbp-strategy=auto --stages=2 --microbatches=2 --schedule=1f1b --recompute=none
 
+// A simulated gain within --auto-parallel-margin does not displace the step
+// model's layout: with a margin of 90%, the pipeline's 40% is not enough.
+// RUN: oneflow-opt %t/gpt.mlir --train --optimizer=adamw --auto-parallel --devices=2 --auto-parallel-verify=100 --auto-parallel-margin=0.9 --simulate=%S/../../../clusters/a100-80gb-sxm.json -o /dev/null 2>&1 | FileCheck %s --check-prefix=MARGIN
+// MARGIN: auto-parallel: simulator's check: 5 plan(s) replayed in {{[0-9.]+}} s; chosen: data 2 x tensor 1 x stages 1, {{.*}} (the step model's layout: no other is faster by more than the margin)
+// MARGIN-NEXT: auto-parallel: compiling --mesh=2
+
 // Without the check (--auto-parallel-verify=0) the step model's choice is
 // compiled.
 // RUN: oneflow-opt %t/gpt.mlir --train --optimizer=adamw --auto-parallel --devices=2 --auto-parallel-verify=0 --simulate=%S/../../../clusters/a100-80gb-sxm.json -o /dev/null 2>&1 | FileCheck %s --check-prefix=NOCHECK
