@@ -11,12 +11,22 @@
 
 using namespace mlir;
 
+int64_t mlir::oneflow::saturatingToInt64(double value) {
+  if (std::isnan(value))
+    return 0;
+  if (value >= 0x1p63)
+    return std::numeric_limits<int64_t>::max();
+  if (value < -0x1p63)
+    return std::numeric_limits<int64_t>::min();
+  return static_cast<int64_t>(value);
+}
+
 SmallVector<int64_t> mlir::oneflow::getIntValues(DenseElementsAttr attr) {
   SmallVector<int64_t> values;
   Type elementType = attr.getElementType();
   if (isa<FloatType>(elementType)) {
     for (APFloat v : attr.getValues<APFloat>())
-      values.push_back(static_cast<int64_t>(v.convertToDouble()));
+      values.push_back(saturatingToInt64(v.convertToDouble()));
   } else if (elementType.isInteger(1)) {
     for (bool v : attr.getValues<bool>())
       values.push_back(v);
@@ -54,18 +64,10 @@ DenseElementsAttr mlir::oneflow::makeDense(RankedTensorType type,
     return DenseElementsAttr::get(type, floats);
   }
   SmallVector<int64_t> ints;
-  // Saturate: a float splat of an integer tensor (bias, scale of a
-  // malformed model) may not fit, and the plain cast would be undefined.
-  for (double v : values) {
-    if (std::isnan(v))
-      ints.push_back(0);
-    else if (v >= 0x1p63)
-      ints.push_back(std::numeric_limits<int64_t>::max());
-    else if (v < -0x1p63)
-      ints.push_back(std::numeric_limits<int64_t>::min());
-    else
-      ints.push_back(static_cast<int64_t>(v));
-  }
+  // A float splat of an integer tensor (bias, scale of a malformed model)
+  // may not fit.
+  for (double v : values)
+    ints.push_back(saturatingToInt64(v));
   return makeDenseInts(type, ints);
 }
 

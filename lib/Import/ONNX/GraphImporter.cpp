@@ -110,6 +110,8 @@ LogicalResult GraphImporter::decodeInitializer(ValueInfo &info,
   SmallVector<int64_t> shape(tensor->dims().begin(), tensor->dims().end());
   if (llvm::any_of(shape, [](int64_t d) { return d < 0; }))
     return fail() << "has a negative dimension";
+  if (!boundedElementCount(shape))
+    return fail() << "has more than 2^48 elements";
   auto type = RankedTensorType::get(shape, elementType);
   std::string error;
   info.constant =
@@ -190,6 +192,12 @@ LogicalResult GraphImporter::importInputs(func::FuncOp func, Block *entry) {
     if (!type) {
       emitError(loc) << "graph input '" << input.name()
                      << "' has no static shape";
+      ok = false;
+      continue;
+    }
+    if (!boundedElementCount(type.getShape())) {
+      emitError(loc) << "graph input '" << input.name() << "' of shape "
+                     << type << " has more than 2^48 elements";
       ok = false;
       continue;
     }

@@ -10,6 +10,8 @@
 #define ONEFLOW_LIB_IMPORT_ONNX_IMPORTCONTEXT_H
 
 #include "oneflow/Dialect/OneFlow/ElementsUtils.h"
+
+#include <optional>
 #include "oneflow/Dialect/OneFlow/OneFlowDialect.h"
 
 #include "mlir/IR/Builders.h"
@@ -205,6 +207,18 @@ void registerEinsumImporter(NodeImporterRegistry &registry);
 void registerScatterGatherImporters(NodeImporterRegistry &registry);
 void registerControlFlowImporters(NodeImporterRegistry &registry);
 void registerGridSampleImporter(NodeImporterRegistry &registry);
+
+/// The most elements an imported tensor may have (2^48): element counts and
+/// byte sizes of every shape below it fit in int64 without overflow.
+constexpr int64_t kMaxTensorElements = int64_t(1) << 48;
+
+/// The most elements of a constant an importer computes element by element
+/// (masks, index bases): larger ones are refused rather than built.
+constexpr int64_t kMaxComputedConstantElements = int64_t(1) << 26;
+
+/// The element count of `shape`, or nullopt when it exceeds
+/// kMaxTensorElements (dimensions must be non-negative).
+std::optional<int64_t> boundedElementCount(ArrayRef<int64_t> shape);
 
 /// The normalized form of a possibly negative axis, or failure with an error.
 FailureOr<int64_t> normalizeAxis(NodeContext &ctx, int64_t axis, int64_t rank);

@@ -181,6 +181,21 @@ Value NodeContext::cast(Value value, Type elementType) {
   return createTyped<CastOp>(type.clone(elementType), value);
 }
 
+std::optional<int64_t>
+onnx_import::boundedElementCount(ArrayRef<int64_t> shape) {
+  int64_t count = 1;
+  for (int64_t dim : shape) {
+    if (dim == 0)
+      return 0;
+  }
+  for (int64_t dim : shape) {
+    if (dim > kMaxTensorElements / count)
+      return std::nullopt;
+    count *= dim;
+  }
+  return count;
+}
+
 FailureOr<int64_t> onnx_import::normalizeAxis(NodeContext &ctx, int64_t axis,
                                               int64_t rank) {
   // A scalar has no axis: every caller indexes the shape with the result.

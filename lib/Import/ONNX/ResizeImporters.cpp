@@ -76,13 +76,13 @@ double sourceCoordinate(const ResizeOptions &o, const AxisResize &a,
 int64_t nearestIndex(const std::string &mode, double x) {
   double f = std::floor(x);
   if (mode == "floor")
-    return (int64_t)f;
+    return saturatingToInt64(f);
   if (mode == "ceil")
-    return (int64_t)std::ceil(x);
+    return saturatingToInt64(std::ceil(x));
   double frac = x - f;
   if (frac == 0.5)
-    return (int64_t)(mode == "round_prefer_ceil" ? f + 1 : f);
-  return (int64_t)std::round(x);
+    return saturatingToInt64(mode == "round_prefer_ceil" ? f + 1 : f);
+  return saturatingToInt64(std::round(x));
 }
 
 /// The filter weights for neighbors base+start, base+start+1, ... of a
@@ -93,7 +93,7 @@ SmallVector<double> filterWeights(const ResizeOptions &o, double ratio,
   double s = o.antialias ? std::min(scale, 1.0) : 1.0;
   SmallVector<double> w;
   if (o.mode == Mode::Linear) {
-    start = (int64_t)std::floor(-1 / s) + 1;
+    start = saturatingToInt64(std::floor(-1 / s)) + 1;
     int64_t footprint = 2 - 2 * start;
     for (int64_t i = start; i < start + footprint; ++i)
       w.push_back(std::clamp(1 - std::abs((i - ratio) * s), 0.0, 1.0));
@@ -107,7 +107,7 @@ SmallVector<double> filterWeights(const ResizeOptions &o, double ratio,
         return ((a * x - 5 * a) * x + 8 * a) * x - 4 * a;
       return 0.0;
     };
-    start = (int64_t)std::floor(-2 / s) + 1;
+    start = saturatingToInt64(std::floor(-2 / s)) + 1;
     for (int64_t i = start; i < 2 - start; ++i)
       w.push_back(cubic(s * (i - ratio)));
   }
@@ -142,7 +142,7 @@ SmallVector<double> weightMatrix(const ResizeOptions &o, const AxisResize &a) {
     }
     // The point sits in (base, base + 1]: an integer coordinate is the right
     // end of its interval, as in ONNX's reference.
-    int64_t base = (int64_t)std::ceil(c) - 1;
+    int64_t base = saturatingToInt64(std::ceil(c) - 1);
     double ratio = c - base;
     int64_t start;
     SmallVector<double> w = filterWeights(o, ratio, a.scale, start);
@@ -363,7 +363,7 @@ LogicalResult importResize(NodeContext &ctx, bool upsample) {
         scales.push_back(double(sizes[i]) / in);
       else {
         scales.push_back(common);
-        sizes[i] = (int64_t)(common * in + 0.5);
+        sizes[i] = saturatingToInt64(common * in + 0.5);
       }
     }
   }
@@ -372,12 +372,18 @@ LogicalResult importResize(NodeContext &ctx, bool upsample) {
     if (!(scales[i] > 0) || !std::isfinite(scales[i]))
       return ctx.emitError() << "scale " << scales[i] << " of axis " << axes[i]
                              << " is not positive";
-    int64_t out = sizes.empty() ? (int64_t)(in * scales[i]) : sizes[i];
+    int64_t out =
+        sizes.empty() ? saturatingToInt64(in * scales[i]) : sizes[i];
     if (out <= 0 || out > (int64_t(1) << 24))
       return ctx.emitError() << "output size " << out << " of axis " << axes[i]
                              << " is out of range";
     if (in == 0)
       return ctx.emitError() << "cannot resize an empty axis";
+    // Each axis is a dense [out, in] weight matrix (and an antialiased
+    // filter spans up to 2 in / out inputs per output).
+    if (in > (int64_t(1) << 26) / out)
+      return ctx.emitError() << "resizing axis " << axes[i] << " from " << in
+                             << " to " << out << " is too large";
     AxisResize a{in, out, scales[i]};
     if (!roi.empty()) {
       a.roiStart = roi[i];

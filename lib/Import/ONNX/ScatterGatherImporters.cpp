@@ -218,6 +218,9 @@ LogicalResult importScatterElements(NodeContext &ctx) {
   for (int64_t d = rank - 2; d >= 0; --d)
     strides[d] = strides[d + 1] * dType.getDimSize(d + 1);
   int64_t count = iType.getNumElements();
+  if (count > kMaxComputedConstantElements)
+    return ctx.emitError() << "indices of " << count
+                           << " elements are too many to import";
   SmallVector<int64_t> base(count, 0);
   for (int64_t flat = 0; flat < count; ++flat) {
     int64_t rest = flat;

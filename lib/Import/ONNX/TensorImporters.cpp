@@ -51,6 +51,8 @@ LogicalResult importConstant(NodeContext &ctx) {
     SmallVector<int64_t> shape(tensor.dims().begin(), tensor.dims().end());
     if (llvm::any_of(shape, [](int64_t d) { return d < 0; }))
       return ctx.emitError() << "constant has a negative dimension";
+    if (!boundedElementCount(shape))
+      return ctx.emitError() << "constant has more than 2^48 elements";
     auto type = RankedTensorType::get(shape, elementType);
     ElementsAttr value = convertTensorProto(
         tensor, type, ctx.getNode().output(0),
@@ -164,7 +166,8 @@ LogicalResult importRange(NodeContext &ctx) {
          d = getFloatValues(delta).front();
   if (d == 0)
     return ctx.emitError() << "delta must not be zero";
-  int64_t count = std::max<int64_t>(0, (int64_t)std::ceil((l - s) / d));
+  int64_t count =
+      std::max<int64_t>(0, saturatingToInt64(std::ceil((l - s) / d)));
   if (count > (int64_t(1) << 28))
     return ctx.emitError() << "range of " << count << " elements is too large";
   SmallVector<double> values;
@@ -223,20 +226,24 @@ LogicalResult importReshape(NodeContext &ctx) {
       inferIndex = index;
     } else if (dim < 0) {
       return ctx.emitError() << "invalid dimension " << dim << " in shape";
-    } else {
-      known *= dim;
     }
     shape.push_back(dim);
   }
+  SmallVector<int64_t> knownDims;
+  for (int64_t dim : shape)
+    if (dim != -1)
+      knownDims.push_back(dim);
+  std::optional<int64_t> knownCount = boundedElementCount(knownDims);
+  if (!knownCount)
+    return ctx.emitError() << "shape has more than 2^48 elements";
+  known = *knownCount;
   if (inferIndex >= 0) {
     if (known == 0 || type.getNumElements() % known != 0)
       return ctx.emitError() << "cannot infer the -1 dimension of "
                              << type.getNumElements() << " elements";
     shape[inferIndex] = type.getNumElements() / known;
   }
-  int64_t total = 1;
-  for (int64_t d : shape)
-    total *= d;
+  int64_t total = *boundedElementCount(shape);
   if (total != type.getNumElements())
     return ctx.emitError() << "cannot reshape " << type << " ("
                            << type.getNumElements() << " elements) to "
@@ -579,11 +586,14 @@ LogicalResult importTrilu(NodeContext &ctx) {
     FailureOr<double> kValue = ctx.getConstantScalar(1, "k");
     if (failed(kValue))
       return failure();
-    k = (int64_t)*kValue;
+    k = saturatingToInt64(*kValue);
   }
   bool upper = ctx.getInt("upper", 1) != 0;
   int64_t rows = type.getDimSize(type.getRank() - 2),
           cols = type.getDimSize(type.getRank() - 1);
+  if (cols > 0 && rows > kMaxComputedConstantElements / cols)
+    return ctx.emitError() << "a " << rows << "x" << cols
+                           << " mask is too large to import";
   // Keep element (i, j) where j - i >= k (upper) or j - i <= k (lower).
   SmallVector<int64_t> keep;
   for (int64_t i = 0; i < rows; ++i)
@@ -601,7 +611,7 @@ LogicalResult importOneHot(NodeContext &ctx) {
   FailureOr<double> depthValue = ctx.getConstantScalar(1, "depth");
   if (failed(indices) || failed(values) || failed(depthValue))
     return failure();
-  int64_t depth = (int64_t)*depthValue;
+  int64_t depth = saturatingToInt64(*depthValue);
   if (depth <= 0)
     return ctx.emitError() << "depth must be positive";
   if (typeOf(*values).getNumElements() != 2)
@@ -660,7 +670,7 @@ LogicalResult importCumSum(NodeContext &ctx) {
   if (failed(x) || failed(axisValue))
     return failure();
   FailureOr<int64_t> axis =
-      normalizeAxis(ctx, (int64_t)*axisValue, typeOf(*x).getRank());
+      normalizeAxis(ctx, saturatingToInt64(*axisValue), typeOf(*x).getRank());
   if (failed(axis))
     return failure();
   OpBuilder &b = ctx.getBuilder();
@@ -684,7 +694,7 @@ LogicalResult importTopK(NodeContext &ctx) {
     FailureOr<double> kValue = ctx.getConstantScalar(1, "k");
     if (failed(kValue))
       return failure();
-    k = (int64_t)*kValue;
+    k = saturatingToInt64(*kValue);
   }
   FailureOr<int64_t> axis =
       normalizeAxis(ctx, ctx.getInt("axis", -1), typeOf(*x).getRank());
@@ -747,7 +757,7 @@ LogicalResult importWindow(NodeContext &ctx, StringRef kind) {
   FailureOr<double> sizeValue = ctx.getConstantScalar(0, "size");
   if (failed(sizeValue))
     return failure();
-  int64_t size = (int64_t)*sizeValue;
+  int64_t size = saturatingToInt64(*sizeValue);
   if (size < 0 || size > (int64_t(1) << 24))
     return ctx.emitError() << "window size " << size << " is out of range";
   Type elementType =

@@ -18,3 +18,11 @@
 // RUN: not oneflow-opt %S/Inputs/regressions/depthspace_blocksize.onnx 2>&1 | FileCheck %s --check-prefix=BLOCK
 // BLOCK-DAG: error: TopK node 'topk_smallest': k = 67108866 is out of range [0, 3]
 // BLOCK-DAG: error: SpaceToDepth node 'space_to_depth': channels times blocksize^2 overflow
+// A Reshape to 2^62 x 4 elements: the product of the requested dims
+// overflowed before it was compared with the input's.
+// RUN: not oneflow-opt %S/Inputs/regressions/reshape_overflow.onnx 2>&1 | FileCheck %s --check-prefix=RESHAPE
+// RESHAPE: error: Reshape node 'reshape_infer_4': shape has more than 2^48 elements
+// A Trilu whose k (a float tensor here) is 9.2e18: the cast to int64 was
+// undefined; it saturates, and the later nodes' errors are all reported.
+// RUN: not oneflow-opt %S/Inputs/regressions/trilu_k_range.onnx 2>&1 | FileCheck %s --check-prefix=TRILU
+// TRILU: error: Expand node 'expand_bcast_3x5': cannot broadcast

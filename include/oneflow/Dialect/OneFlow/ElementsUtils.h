@@ -15,7 +15,12 @@
 namespace mlir {
 namespace oneflow {
 
-/// Integer contents of a constant (floats truncate, booleans are 0/1).
+/// `value` truncated toward zero, saturated to the int64 range (NaN is 0):
+/// a plain cast of an out-of-range double is undefined behavior.
+int64_t saturatingToInt64(double value);
+
+/// Integer contents of a constant (floats truncate and saturate, booleans
+/// are 0/1).
 SmallVector<int64_t> getIntValues(DenseElementsAttr attr);
 /// Floating-point contents of a constant.
 SmallVector<double> getFloatValues(DenseElementsAttr attr);
