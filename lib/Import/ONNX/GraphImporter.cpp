@@ -196,8 +196,8 @@ LogicalResult GraphImporter::importInputs(func::FuncOp func, Block *entry) {
       continue;
     }
     if (!boundedElementCount(type.getShape())) {
-      emitError(loc) << "graph input '" << input.name() << "' of shape "
-                     << type << " has more than 2^48 elements";
+      emitError(loc) << "graph input '" << input.name() << "' of shape " << type
+                     << " has more than 2^48 elements";
       ok = false;
       continue;
     }

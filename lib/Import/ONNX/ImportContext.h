@@ -11,8 +11,8 @@
 
 #include "oneflow/Dialect/OneFlow/ElementsUtils.h"
 
-#include <optional>
 #include "oneflow/Dialect/OneFlow/OneFlowDialect.h"
+#include <optional>
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinAttributes.h"

@@ -372,8 +372,7 @@ LogicalResult importResize(NodeContext &ctx, bool upsample) {
     if (!(scales[i] > 0) || !std::isfinite(scales[i]))
       return ctx.emitError() << "scale " << scales[i] << " of axis " << axes[i]
                              << " is not positive";
-    int64_t out =
-        sizes.empty() ? saturatingToInt64(in * scales[i]) : sizes[i];
+    int64_t out = sizes.empty() ? saturatingToInt64(in * scales[i]) : sizes[i];
     if (out <= 0 || out > (int64_t(1) << 24))
       return ctx.emitError() << "output size " << out << " of axis " << axes[i]
                              << " is out of range";
