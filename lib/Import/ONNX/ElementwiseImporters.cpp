@@ -123,11 +123,10 @@ Value dropoutPositions(NodeContext &ctx, ArrayRef<int64_t> shape) {
 LogicalResult importDropout(NodeContext &ctx) {
   bool training = false;
   if (ctx.hasInput(2)) {
-    DenseElementsAttr mode = ctx.getConstantInput(2);
-    if (!mode)
-      return ctx.emitError() << "training_mode must be known at import time"
-                             << ctx.graphInputHint(2);
-    training = getIntValues(mode).front() != 0;
+    FailureOr<double> mode = ctx.getConstantScalar(2, "training_mode");
+    if (failed(mode))
+      return failure();
+    training = *mode != 0;
   }
   // The ratio matters (and must be known) only in training.
   double ratio = ctx.getFloat("ratio", 0.5);
@@ -224,6 +223,9 @@ LogicalResult importClip(NodeContext &ctx) {
         continue;
       FloatAttr &attr = index == 1 ? minAttr : maxAttr;
       if (DenseElementsAttr bound = ctx.getConstantInput(index)) {
+        if (bound.getNumElements() != 1)
+          return ctx.emitError() << "the " << (index == 1 ? "min" : "max")
+                                 << " bound must be a scalar";
         attr = b.getF64FloatAttr(getFloatValues(bound).front());
         continue;
       }

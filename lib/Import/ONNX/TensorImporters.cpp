@@ -161,6 +161,9 @@ LogicalResult importRange(NodeContext &ctx) {
                            << ctx.graphInputHint(!start   ? 0
                                                  : !limit ? 1
                                                           : 2);
+  if (start.getNumElements() != 1 || limit.getNumElements() != 1 ||
+      delta.getNumElements() != 1)
+    return ctx.emitError() << "start, limit and delta must be scalars";
   auto type = cast<RankedTensorType>(start.getType());
   double s = getFloatValues(start).front(), l = getFloatValues(limit).front(),
          d = getFloatValues(delta).front();
@@ -612,8 +615,8 @@ LogicalResult importOneHot(NodeContext &ctx) {
   if (failed(indices) || failed(values) || failed(depthValue))
     return failure();
   int64_t depth = saturatingToInt64(*depthValue);
-  if (depth <= 0)
-    return ctx.emitError() << "depth must be positive";
+  if (depth <= 0 || depth > kMaxComputedConstantElements)
+    return ctx.emitError() << "depth " << depth << " is out of range";
   if (typeOf(*values).getNumElements() != 2)
     return ctx.emitError() << "values must hold [off, on]";
   int64_t rank = typeOf(*indices).getRank() + 1;

@@ -26,3 +26,9 @@
 // undefined; it saturates, and the later nodes' errors are all reported.
 // RUN: not oneflow-opt %S/Inputs/regressions/trilu_k_range.onnx 2>&1 | FileCheck %s --check-prefix=TRILU
 // TRILU: error: Expand node 'expand_bcast_3x5': cannot broadcast
+// A OneHot of depth 2^30: its index constant (8 GiB) was built at import.
+// RUN: not oneflow-opt %S/Inputs/regressions/onehot_depth.onnx 2>&1 | FileCheck %s --check-prefix=ONEHOT
+// ONEHOT: error: OneHot node 'onehot': depth 1073741829 is out of range
+// A Clip whose max bound is an empty constant: its first value was read.
+// RUN: not oneflow-opt %S/Inputs/regressions/clip_empty_bound.onnx 2>&1 | FileCheck %s --check-prefix=CLIP
+// CLIP: error: Clip node 'clip_oax_only': the max bound must be a scalar
