@@ -7,11 +7,11 @@ and checks that both follow the same loss trajectory (issue 21: at most 0.8x PyT
         [--batch 8] [--size 64] [--steps 5] [--warmup 2] [--rounds 2] [--json FILE]
 
 PyTorch: model.train(), per step zero_grad(set_to_none), forward, F.cross_entropy, backward,
-SGD(lr 0.01, momentum 0.9).step().  OneFlow-MLIR: the module exported in eval() mode with
+SGD(lr 0.001, momentum 0.9).step().  OneFlow-MLIR: the module exported in eval() mode with
 TrainingMode.PRESERVE (every initializer a parameter or buffer, no Conv+BN folding), compiled with
 
   oneflow-opt resnet18.onnx --train --loss=cross-entropy --label=labels --optimizer=sgd \\
-      --lr=0.01 --momentum=0.9 --emit=plan -o DIR
+      --lr=0.001 --momentum=0.9 --emit=plan -o DIR
 
 (`--train` turns each BatchNormalization into batch statistics with running-statistics updates, as
 PyTorch's train mode) and run as oneflow-run DIR --data x=x.npy --data labels=labels.npy --batch B.
@@ -42,7 +42,7 @@ import export_models  # noqa: E402
 import inference_vs_pytorch  # noqa: E402
 import training_vs_pytorch  # noqa: E402
 
-LR, MOMENTUM, CLASSES = 0.01, 0.9, 1000
+LR, MOMENTUM, CLASSES = 0.001, 0.9, 1000
 
 
 def make_model():

@@ -32,6 +32,16 @@ void oneflow_avg_pool2d_f64(int64_t x, int64_t y, int64_t n, int64_t c,
                             int64_t kh, int64_t kw, int64_t sh, int64_t sw,
                             int64_t pt, int64_t pl, int64_t pb, int64_t pr,
                             int64_t countIncludePad);
+void oneflow_max_pool2d_grad_f32(int64_t x, int64_t dy, int64_t dx, int64_t n,
+                                 int64_t c, int64_t h, int64_t w, int64_t oh,
+                                 int64_t ow, int64_t kh, int64_t kw, int64_t sh,
+                                 int64_t sw, int64_t pt, int64_t pl, int64_t pb,
+                                 int64_t pr, int64_t dh, int64_t dw);
+void oneflow_max_pool2d_grad_f64(int64_t x, int64_t dy, int64_t dx, int64_t n,
+                                 int64_t c, int64_t h, int64_t w, int64_t oh,
+                                 int64_t ow, int64_t kh, int64_t kw, int64_t sh,
+                                 int64_t sw, int64_t pt, int64_t pl, int64_t pb,
+                                 int64_t pr, int64_t dh, int64_t dw);
 }
 
 namespace {
@@ -157,6 +167,60 @@ TEST_P(PoolTest, MaxF32) {
 
 TEST_P(PoolTest, MaxF64) {
   checkMax<double>(GetParam(), true, oneflow_max_pool2d_f64);
+}
+
+/// max_pool2d_grad as the generated loops define it: each window's dy goes
+/// to its first (row-major) tap inside the input holding the window's
+/// maximum under `>` (a NaN that comes first keeps the window), summed in
+/// window order.
+template <typename T>
+std::vector<T> maxGradReference(const std::vector<T> &x,
+                                const std::vector<T> &dy, const Pool &p) {
+  std::vector<T> dx(x.size(), T(0));
+  for (int64_t plane = 0; plane < p.n * p.c; ++plane)
+    for (int64_t r = 0; r < p.oh(); ++r)
+      for (int64_t o = 0; o < p.ow(); ++o) {
+        int64_t winner = -1;
+        for (int64_t i = 0; i < p.k; ++i)
+          for (int64_t j = 0; j < p.k; ++j) {
+            int64_t ih = r * p.stride - p.pad + i * p.dilation;
+            int64_t iw = o * p.stride - p.pad + j * p.dilation;
+            if (ih < 0 || ih >= p.h || iw < 0 || iw >= p.w)
+              continue;
+            int64_t at = (plane * p.h + ih) * p.w + iw;
+            if (winner < 0 || x[at] > x[winner])
+              winner = at;
+          }
+        if (winner >= 0)
+          dx[winner] += dy[(plane * p.oh() + r) * p.ow() + o];
+      }
+  return dx;
+}
+
+template <typename T, typename Fn>
+void checkMaxGrad(const Pool &p, Fn maxPoolGrad) {
+  // Coarse values, so that windows tie and the first maximum must win.
+  std::vector<T> x = randomInput<T>(p, true);
+  for (T &v : x)
+    v = std::floor(v * 2) / 2;
+  std::vector<T> dy = randomInput<T>(Pool{p.name, p.n, p.c, p.oh(), p.ow(), 1,
+                                          1, 0, 1, false},
+                                     false);
+  std::vector<T> dx(x.size(), T(12345));
+  maxPoolGrad(address(x.data()), address(dy.data()), address(dx.data()), p.n,
+              p.c, p.h, p.w, p.oh(), p.ow(), p.k, p.k, p.stride, p.stride,
+              p.pad, p.pad, p.pad, p.pad, p.dilation, p.dilation);
+  std::vector<T> expected = maxGradReference(x, dy, p);
+  for (size_t i = 0; i < dx.size(); ++i)
+    ASSERT_EQ(dx[i], expected[i]) << "input " << i;
+}
+
+TEST_P(PoolTest, MaxGradF32) {
+  checkMaxGrad<float>(GetParam(), oneflow_max_pool2d_grad_f32);
+}
+
+TEST_P(PoolTest, MaxGradF64) {
+  checkMaxGrad<double>(GetParam(), oneflow_max_pool2d_grad_f64);
 }
 
 template <typename T, typename Fn>

@@ -11,6 +11,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Lowering.h"
+#include "oneflow/Dialect/OneFlow/ElementTypeName.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Math/IR/Math.h"
@@ -240,7 +241,8 @@ struct Conv2DGradFilterLowering
 //===----------------------------------------------------------------------===//
 
 struct MaxPool2DGradLowering : public OpConversionPattern<MaxPool2DGradOp> {
-  using OpConversionPattern::OpConversionPattern;
+  MaxPool2DGradLowering(MLIRContext *context, bool poolingCalls)
+      : OpConversionPattern(context), poolingCalls(poolingCalls) {}
   LogicalResult
   matchAndRewrite(MaxPool2DGradOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
@@ -253,6 +255,21 @@ struct MaxPool2DGradLowering : public OpConversionPattern<MaxPool2DGradOp> {
       return replaceWithZeros(rewriter, op, xType);
     ArrayRef<int64_t> kernel = op.getKernel(), strides = op.getStrides(),
                       pads = op.getPads(), dilations = op.getDilations();
+    if (poolingCalls && (element.isF32() || element.isF64())) {
+      SmallVector<int64_t> scalars = {
+          xType.getDimSize(0), xType.getDimSize(1),  xType.getDimSize(2),
+          xType.getDimSize(3), dyType.getDimSize(2), dyType.getDimSize(3),
+          kernel[0],           kernel[1],            strides[0],
+          strides[1],          pads[0],              pads[1],
+          pads[2],             pads[3],              dilations[0],
+          dilations[1]};
+      rewriter.replaceOp(
+          op, buildLibraryCall(
+                  rewriter, loc,
+                  ("oneflow_max_pool2d_grad_" + elementTypeName(element)).str(),
+                  {adaptor.getX(), adaptor.getDy()}, {xType}, scalars));
+      return success();
+    }
     int64_t outH = dyType.getDimSize(2), outW = dyType.getDimSize(3);
     int64_t sizes[2] = {xType.getDimSize(2), xType.getDimSize(3)};
     // Pad so that every window (ceil mode included) is in bounds; padded
@@ -355,6 +372,9 @@ struct MaxPool2DGradLowering : public OpConversionPattern<MaxPool2DGradOp> {
     rewriter.replaceOp(op, dx);
     return success();
   }
+
+private:
+  bool poolingCalls;
 };
 
 struct AvgPool2DGradLowering : public OpConversionPattern<AvgPool2DGradOp> {
@@ -851,9 +871,10 @@ struct BatchNormGradLowering : public OpConversionPattern<BatchNormGradOp> {
 
 } // namespace
 
-void lowering::populateGradientPatterns(RewritePatternSet &patterns) {
-  patterns.add<Conv2DGradFilterLowering, MaxPool2DGradLowering,
-               AvgPool2DGradLowering, GatherGradLowering,
+void lowering::populateGradientPatterns(RewritePatternSet &patterns,
+                                        bool poolingCalls) {
+  patterns.add<MaxPool2DGradLowering>(patterns.getContext(), poolingCalls);
+  patterns.add<Conv2DGradFilterLowering, AvgPool2DGradLowering, GatherGradLowering,
                GatherElementsGradLowering, SliceGradLowering,
                SoftmaxCrossEntropyGradLowering, LayerNormGradLowering,
                BatchNormGradLowering>(patterns.getContext());

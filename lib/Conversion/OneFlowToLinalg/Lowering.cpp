@@ -508,7 +508,7 @@ struct ConvertOneFlowToLinalgPass
     populateLinalgPatterns(patterns, lowPrecisionGemms);
     populateReductionPatterns(patterns);
     populateDataMovementPatterns(patterns, poolingCalls);
-    populateGradientPatterns(patterns);
+    populateGradientPatterns(patterns, poolingCalls);
     if (failed(applyPartialConversion(getOperation(), target,
                                       std::move(patterns))))
       return signalPassFailure();

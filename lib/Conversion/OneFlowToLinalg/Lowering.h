@@ -137,7 +137,9 @@ void populateLinalgPatterns(RewritePatternSet &patterns,
 void populateReductionPatterns(RewritePatternSet &patterns);
 void populateDataMovementPatterns(RewritePatternSet &patterns,
                                   bool poolingCalls);
-void populateGradientPatterns(RewritePatternSet &patterns);
+/// `poolingCalls`: max_pool2d_grad calls the kernel library's
+/// oneflow_max_pool2d_grad_* (CPU), as the pooling patterns do.
+void populateGradientPatterns(RewritePatternSet &patterns, bool poolingCalls);
 
 } // namespace lowering
 } // namespace oneflow

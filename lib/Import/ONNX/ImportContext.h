@@ -214,7 +214,7 @@ constexpr int64_t kMaxTensorElements = int64_t(1) << 48;
 
 /// The most elements of a constant an importer computes element by element
 /// (masks, index bases): larger ones are refused rather than built.
-constexpr int64_t kMaxComputedConstantElements = int64_t(1) << 26;
+constexpr int64_t kMaxComputedConstantElements = int64_t(1) << 22;
 
 /// The element count of `shape`, or nullopt when it exceeds
 /// kMaxTensorElements (dimensions must be non-negative).

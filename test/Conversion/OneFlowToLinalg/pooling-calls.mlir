@@ -36,3 +36,19 @@ func.func @bf16_pool(%x: tensor<1x2x4x4xbf16>) -> tensor<1x2x2x2xbf16> {
   %0 = oneflow.max_pool2d %x {kernel = array<i64: 2, 2>, strides = array<i64: 2, 2>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>} : tensor<1x2x4x4xbf16> -> tensor<1x2x2x2xbf16>
   return %0 : tensor<1x2x2x2xbf16>
 }
+
+// -----
+
+// max_pool2d_grad calls the kernel library with pooling-calls: x, dy, dx,
+// then the sizes, the pads and the dilations; without it, linalg.
+// CHECK-LABEL: func @max_pool_grad
+// CHECK: %[[DH:.*]] = arith.constant 2 : i64
+// CHECK: call @oneflow_max_pool2d_grad_f32(%{{.*}}, %{{.*}}, %{{.*}}, {{.*}}, %[[DH]], %{{.*}})
+// CHECK-NOT: linalg.generic
+// LINALG-LABEL: func @max_pool_grad
+// LINALG: linalg.generic
+// LINALG-NOT: call @oneflow_
+func.func @max_pool_grad(%x: tensor<1x2x9x9xf32>, %dy: tensor<1x2x4x4xf32>) -> tensor<1x2x9x9xf32> {
+  %0 = oneflow.max_pool2d_grad %x, %dy {kernel = array<i64: 3, 3>, strides = array<i64: 2, 2>, pads = array<i64: 1, 1, 1, 1>, dilations = array<i64: 2, 2>} : (tensor<1x2x9x9xf32>, tensor<1x2x4x4xf32>) -> tensor<1x2x9x9xf32>
+  return %0 : tensor<1x2x9x9xf32>
+}

@@ -32,3 +32,6 @@
 // A Clip whose max bound is an empty constant: its first value was read.
 // RUN: not oneflow-opt %S/Inputs/regressions/clip_empty_bound.onnx 2>&1 | FileCheck %s --check-prefix=CLIP
 // CLIP: error: Clip node 'clip_oax_only': the max bound must be a scalar
+// A OneHot of depth 16,449,541: a 128 MiB constant, built too slowly.
+// RUN: not oneflow-opt %S/Inputs/regressions/onehot_depth_slow.onnx 2>&1 | FileCheck %s --check-prefix=ONEHOT2
+// ONEHOT2: error: OneHot node 'onehot': depth 16449541 is out of range
