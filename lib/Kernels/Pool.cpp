@@ -244,11 +244,45 @@ void avgPool(const T *x, T *y, const PoolShape &s, int64_t pb, int64_t pr,
   });
 }
 
-/// The gradient of max pooling: each window's dy goes to its first
-/// (row-major) maximum among the taps inside the input; a NaN that comes
-/// first wins, as `v > best` is false for it. The generated loops found
-/// each input's windows and recomputed their argmax (4.3 ms for ResNet-18's
-/// stem pool at batch 8 and 64x64); here each window is visited once.
+/// The first (row-major) maximum of the window at output (r, o) among its
+/// taps inside the input, as an index into the plane, or -1 when it has
+/// none; a NaN that comes first keeps the window (`v > best` is false).
+/// The taps are compared with selects, not branches: random data made the
+/// branches mispredict on every other tap.
+template <typename T>
+__attribute__((always_inline)) inline int64_t
+argmaxAt(const T *in, const PoolShape &s, int64_t r, int64_t o) {
+  int64_t i0 = 0, i1 = s.kh, j0 = 0, j1 = s.kw;
+  // The taps inside the input: rows [i0, i1), columns [j0, j1).
+  auto clip = [](int64_t start, int64_t step, int64_t size, int64_t &lo,
+                 int64_t &hi) {
+    while (lo < hi && start + lo * step < 0)
+      ++lo;
+    while (hi > lo && start + (hi - 1) * step >= size)
+      --hi;
+  };
+  int64_t top = r * s.sh - s.pt, left = o * s.sw - s.pl;
+  clip(top, s.dh, s.h, i0, i1);
+  clip(left, s.dw, s.w, j0, j1);
+  if (i0 == i1 || j0 == j1)
+    return -1;
+  int64_t winner = (top + i0 * s.dh) * s.w + left + j0 * s.dw;
+  T best = in[winner];
+  for (int64_t i = i0; i < i1; ++i)
+    for (int64_t j = i == i0 ? j0 + 1 : j0; j < j1; ++j) {
+      int64_t at = (top + i * s.dh) * s.w + left + j * s.dw;
+      T v = in[at];
+      bool take = v > best;
+      best = take ? v : best;
+      winner = take ? at : winner;
+    }
+  return winner;
+}
+
+/// The gradient of max pooling: each window's dy goes to its argmaxAt. The
+/// generated loops found each input's windows and recomputed their argmax
+/// (4.3 ms for ResNet-18's stem pool at batch 8 and 64x64); here each
+/// window is visited once.
 template <typename T>
 void maxPoolGrad(const T *x, const T *dy, T *dx, const PoolShape &s) {
   forEachPlane(s, [&](int64_t p) {
@@ -256,29 +290,12 @@ void maxPoolGrad(const T *x, const T *dy, T *dx, const PoolShape &s) {
     const T *g = dy + p * s.oh * s.ow;
     T *out = dx + p * s.h * s.w;
     std::fill(out, out + s.h * s.w, T(0));
-    for (int64_t r = 0; r < s.oh; ++r) {
+    for (int64_t r = 0; r < s.oh; ++r)
       for (int64_t o = 0; o < s.ow; ++o) {
-        int64_t winner = -1;
-        T best = T(0);
-        for (int64_t i = 0; i < s.kh; ++i) {
-          int64_t ih = r * s.sh - s.pt + i * s.dh;
-          if (ih < 0 || ih >= s.h)
-            continue;
-          for (int64_t j = 0; j < s.kw; ++j) {
-            int64_t iw = o * s.sw - s.pl + j * s.dw;
-            if (iw < 0 || iw >= s.w)
-              continue;
-            T v = in[ih * s.w + iw];
-            if (winner < 0 || v > best) {
-              best = v;
-              winner = ih * s.w + iw;
-            }
-          }
-        }
+        int64_t winner = argmaxAt(in, s, r, o);
         if (winner >= 0)
           out[winner] += g[r * s.ow + o];
       }
-    }
   });
 }
 
