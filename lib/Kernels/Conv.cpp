@@ -439,6 +439,50 @@ ONEFLOW_KERNEL void oneflow_conv_transpose2d_f32(CONV_ARGS) {
     convTranspose2dWithoutDnnlF32(ptr<float>(x), ptr<float>(w),
                                   ptr<float>(bias), ptr<float>(y), CONV_SHAPE);
 }
+namespace {
+/// dw of a conv by its definition: for shapes oneDNN has no
+/// backward-weights primitive for (and under ONEFLOW_DNNL_CONV=0).
+void conv2dGradFilterDirect(const float *x, const float *dy, float *dw,
+                            const ConvShape &s) {
+  int64_t cg = s.c / s.groups, og = s.o / s.groups;
+  for (int64_t oc = 0; oc < s.o; ++oc) {
+    int64_t g = oc / og;
+    for (int64_t ic = 0; ic < cg; ++ic)
+      for (int64_t i = 0; i < s.kh; ++i)
+        for (int64_t j = 0; j < s.kw; ++j) {
+          double sum = 0;
+          for (int64_t b = 0; b < s.n; ++b) {
+            const float *plane = x + (b * s.c + g * cg + ic) * s.h * s.w;
+            const float *grad = dy + (b * s.o + oc) * s.oh * s.ow;
+            for (int64_t r = 0; r < s.oh; ++r) {
+              int64_t ih = r * s.sh - s.pt + i * s.dh;
+              if (ih < 0 || ih >= s.h)
+                continue;
+              for (int64_t q = 0; q < s.ow; ++q) {
+                int64_t iw = q * s.sw - s.pl + j * s.dw;
+                if (iw >= 0 && iw < s.w)
+                  sum += double(plane[ih * s.w + iw]) * grad[r * s.ow + q];
+              }
+            }
+          }
+          dw[((oc * cg + ic) * s.kh + i) * s.kw + j] = float(sum);
+        }
+  }
+}
+} // namespace
+
+// x, dy, dw, then the conv's shape (CONV_ARGS after its pointers).
+ONEFLOW_KERNEL void oneflow_conv2d_grad_filter_f32(
+    int64_t x, int64_t dy, int64_t dwt, int64_t n, int64_t c, int64_t h,
+    int64_t wd, int64_t o, int64_t kh, int64_t kw, int64_t oh, int64_t ow,
+    int64_t sh, int64_t sw, int64_t pt, int64_t pl, int64_t dh, int64_t dw,
+    int64_t groups) {
+  if (!dnnlConv2dGradFilterF32(ptr<float>(x), ptr<float>(dy), ptr<float>(dwt),
+                               CONV_SHAPE, ConvPath::Auto))
+    conv2dGradFilterDirect(ptr<float>(x), ptr<float>(dy), ptr<float>(dwt),
+                           CONV_SHAPE);
+}
+
 ONEFLOW_KERNEL void oneflow_conv_transpose2d_f64(CONV_ARGS) {
   convTranspose2d(ptr<double>(x), ptr<double>(w), ptr<double>(bias),
                   ptr<double>(y), CONV_SHAPE);

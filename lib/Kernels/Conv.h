@@ -52,6 +52,12 @@ bool dnnlConv2dF32(const float *x, const float *w, const float *bias, float *y,
 /// kh, kw], y [n, o, oh, ow]) on oneDNN's backward-data convolution.
 bool dnnlConvTranspose2dF32(const float *x, const float *w, const float *bias,
                             float *y, const ConvShape &s, ConvPath path);
+/// dw [o, c / groups, kh, kw] = the gradient of conv2d(x, w) with respect to
+/// its weights, given dy [n, o, oh, ow], on oneDNN's backward-weights
+/// convolution (Auto: wherever oneDNN has a primitive); false when the
+/// caller is to compute it without oneDNN.
+bool dnnlConv2dGradFilterF32(const float *x, const float *dy, float *dw,
+                             const ConvShape &s, ConvPath path);
 /// conv_transpose2d without oneDNN: GEMM + col2im.
 void convTranspose2dWithoutDnnlF32(const float *x, const float *w,
                                    const float *bias, float *y,

@@ -40,10 +40,20 @@ dnnl::engine &cpuEngine() {
 
 /// One convolution shape's primitive, and the reorders between the plan's
 /// layouts and the primitive's (empty where they are the same).
-struct ConvPrimitive {
-  bool supported = false;
+/// What a primitive computes from the plan's two inputs (x, w) into y.
+enum class ConvKind {
+  Forward,
   /// conv_transpose2d: a backward-data primitive, x its diff_dst, y its
   /// diff_src; the bias is added after it.
+  Transpose,
+  /// conv2d_grad_filter: a backward-weights primitive, x its src, w (in
+  /// the `weights` slots) its diff_dst, y its diff_weights.
+  GradFilter,
+};
+
+struct ConvPrimitive {
+  bool supported = false;
+  ConvKind kind = ConvKind::Forward;
   bool transpose = false;
   dnnl::primitive conv;
   memory::desc src, weights, dst, bias;
@@ -75,7 +85,8 @@ size_t rounded(size_t bytes) { return (bytes + 63) / 64 * 64; }
 /// A convolution (x [n, c, h, w] -> y [n, o, oh, ow]) or, `transpose`, a
 /// conv_transpose2d: the data gradient of the conv from y's shape to x's,
 /// with weights [c, o / groups, kh, kw] (the conv's [o, c / groups, ...]).
-void build(ConvPrimitive &p, const ConvShape &s, bool hasBias, bool transpose) {
+void build(ConvPrimitive &p, const ConvShape &s, bool hasBias, ConvKind kind) {
+  bool transpose = kind == ConvKind::Transpose;
   // The conv computed (forward) or whose data gradient is (transpose).
   int64_t n = s.n, c = s.c, h = s.h, w = s.w, o = s.o, oh = s.oh, ow = s.ow;
   if (transpose) {
@@ -92,11 +103,14 @@ void build(ConvPrimitive &p, const ConvShape &s, bool hasBias, bool transpose) {
           ? memory::dims{s.groups, o / s.groups, c / s.groups, s.kh, s.kw}
           : memory::dims{o, c, s.kh, s.kw};
   auto f32 = memory::data_type::f32;
+  p.kind = kind;
   p.transpose = transpose;
   p.src = memory::desc({s.n, s.c, s.h, s.w}, f32, Tag::nchw);
   p.dst = memory::desc({s.n, s.o, s.oh, s.ow}, f32, Tag::nchw);
   p.weights =
       memory::desc(weightDims, f32, s.groups > 1 ? Tag::goihw : Tag::oihw);
+  if (kind == ConvKind::GradFilter)
+    std::swap(p.weights, p.dst);
   if (hasBias)
     p.bias = memory::desc({s.o}, f32, Tag::x);
   try {
@@ -109,7 +123,23 @@ void build(ConvPrimitive &p, const ConvShape &s, bool hasBias, bool transpose) {
     // Scratchpads come from workspace(): primitives of several threads may
     // run at once.
     attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
-    if (!transpose) {
+    if (kind == ConvKind::GradFilter) {
+      dnnl::convolution_forward::desc forward(
+          dnnl::prop_kind::forward_training,
+          dnnl::algorithm::convolution_direct, any({n, c, h, w}),
+          any(weightDims), any({n, o, oh, ow}), strides, dilations, padL, padR);
+      dnnl::convolution_forward::primitive_desc hint(forward, cpuEngine());
+      dnnl::convolution_backward_weights::desc desc(
+          dnnl::algorithm::convolution_direct, any({n, c, h, w}),
+          any(weightDims), any({n, o, oh, ow}), strides, dilations, padL, padR);
+      dnnl::convolution_backward_weights::primitive_desc pd(desc, attr,
+                                                            cpuEngine(), hint);
+      p.conv = dnnl::convolution_backward_weights(pd);
+      p.convSrc = pd.src_desc();
+      p.convWeights = pd.diff_dst_desc();
+      p.convDst = pd.diff_weights_desc();
+      p.scratchpad = pd.scratchpad_desc();
+    } else if (!transpose) {
       dnnl::convolution_forward::desc desc(dnnl::prop_kind::forward_inference,
                                            dnnl::algorithm::convolution_direct,
                                            any({n, c, h, w}), any(weightDims),
@@ -157,7 +187,7 @@ void build(ConvPrimitive &p, const ConvShape &s, bool hasBias, bool transpose) {
 
 /// The primitive of a shape, built once. Entries are never removed, so the
 /// reference stays valid outside the lock.
-ConvPrimitive &primitiveFor(const ConvShape &s, bool hasBias, bool transpose) {
+ConvPrimitive &primitiveFor(const ConvShape &s, bool hasBias, ConvKind kind) {
   using Key = std::array<int64_t, 18>;
   // The engine first: statics are destroyed in reverse order, and the
   // cached primitives must go before their engine.
@@ -165,12 +195,13 @@ ConvPrimitive &primitiveFor(const ConvShape &s, bool hasBias, bool transpose) {
   static std::mutex mutex;
   static std::map<Key, std::unique_ptr<ConvPrimitive>> cache;
   Key key = {s.n,  s.c,  s.h,  s.w,  s.o,  s.kh, s.kw,     s.oh,    s.ow,
-             s.sh, s.sw, s.pt, s.pl, s.dh, s.dw, s.groups, hasBias, transpose};
+             s.sh, s.sw, s.pt, s.pl, s.dh, s.dw, s.groups, hasBias,
+             int64_t(kind)};
   std::lock_guard<std::mutex> lock(mutex);
   std::unique_ptr<ConvPrimitive> &entry = cache[key];
   if (!entry) {
     entry = std::make_unique<ConvPrimitive>();
-    build(*entry, s, hasBias, transpose);
+    build(*entry, s, hasBias, kind);
   }
   return *entry;
 }
@@ -220,10 +251,19 @@ void execute(const ConvPrimitive &p, const float *x, const float *w,
     p.toSrc.execute(stream, src, convSrc);
   if (p.toWeights)
     p.toWeights.execute(stream, weights, convWeights);
+  int srcArg = DNNL_ARG_SRC, weightsArg = DNNL_ARG_WEIGHTS,
+      dstArg = DNNL_ARG_DST;
+  if (p.kind == ConvKind::Transpose) {
+    srcArg = DNNL_ARG_DIFF_DST;
+    dstArg = DNNL_ARG_DIFF_SRC;
+  } else if (p.kind == ConvKind::GradFilter) {
+    weightsArg = DNNL_ARG_DIFF_DST;
+    dstArg = DNNL_ARG_DIFF_WEIGHTS;
+  }
   std::unordered_map<int, memory> args = {
-      {p.transpose ? DNNL_ARG_DIFF_DST : DNNL_ARG_SRC, convSrc},
-      {DNNL_ARG_WEIGHTS, convWeights},
-      {p.transpose ? DNNL_ARG_DIFF_SRC : DNNL_ARG_DST, convDst},
+      {srcArg, convSrc},
+      {weightsArg, convWeights},
+      {dstArg, convDst},
       {DNNL_ARG_SCRATCHPAD, memory(p.scratchpad, engine, space)}};
   if (bias && !p.transpose)
     args[DNNL_ARG_BIAS] = memory(p.bias, engine, const_cast<float *>(bias));
@@ -265,12 +305,13 @@ bool oneflow::kernels::preferOneDnn(const ConvShape &s) {
 
 namespace {
 bool run(const float *x, const float *w, const float *bias, float *y,
-         const ConvShape &s, bool transpose, ConvPath path) {
+         const ConvShape &s, ConvKind kind, ConvPath path) {
   if (path == ConvPath::Auto)
     path = pathFromEnvironment();
-  if (path == ConvPath::Im2col || (path == ConvPath::Auto && !preferOneDnn(s)))
+  bool preferred = kind == ConvKind::GradFilter || preferOneDnn(s);
+  if (path == ConvPath::Im2col || (path == ConvPath::Auto && !preferred))
     return false;
-  ConvPrimitive &p = primitiveFor(s, bias != nullptr, transpose);
+  ConvPrimitive &p = primitiveFor(s, bias != nullptr, kind);
   if (!p.supported)
     return false;
   execute(p, x, w, bias, y);
@@ -281,12 +322,19 @@ bool run(const float *x, const float *w, const float *bias, float *y,
 bool oneflow::kernels::dnnlConv2dF32(const float *x, const float *w,
                                      const float *bias, float *y,
                                      const ConvShape &s, ConvPath path) {
-  return run(x, w, bias, y, s, false, path);
+  return run(x, w, bias, y, s, ConvKind::Forward, path);
 }
 
 bool oneflow::kernels::dnnlConvTranspose2dF32(const float *x, const float *w,
                                               const float *bias, float *y,
                                               const ConvShape &s,
                                               ConvPath path) {
-  return run(x, w, bias, y, s, true, path);
+  return run(x, w, bias, y, s, ConvKind::Transpose, path);
+}
+
+bool oneflow::kernels::dnnlConv2dGradFilterF32(const float *x,
+                                               const float *dy, float *dw,
+                                               const ConvShape &s,
+                                               ConvPath path) {
+  return run(x, dy, nullptr, dw, s, ConvKind::GradFilter, path);
 }

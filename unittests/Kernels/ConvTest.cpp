@@ -29,6 +29,12 @@ extern "C" void oneflow_conv_transpose2d_f32(int64_t x, int64_t w, int64_t bias,
                                              int64_t pt, int64_t pl, int64_t dh,
                                              int64_t dw, int64_t groups);
 
+extern "C" void oneflow_conv2d_grad_filter_f32(
+    int64_t x, int64_t dy, int64_t dwt, int64_t n, int64_t c, int64_t h,
+    int64_t wd, int64_t o, int64_t kh, int64_t kw, int64_t oh, int64_t ow,
+    int64_t sh, int64_t sw, int64_t pt, int64_t pl, int64_t dh, int64_t dw,
+    int64_t groups);
+
 namespace {
 
 /// A shape from its input size and bottom/right pads (pb, pr).
@@ -174,6 +180,55 @@ INSTANTIATE_TEST_SUITE_P(
     [](const ::testing::TestParamInfo<Case> &info) {
       return std::string(info.param.name);
     });
+
+/// The gradient of conv2d with respect to its weights, accumulated directly.
+std::vector<double> gradFilterReference(const std::vector<float> &x,
+                                        const std::vector<float> &dy,
+                                        const ConvShape &s) {
+  int64_t cg = s.c / s.groups, og = s.o / s.groups;
+  std::vector<double> dw(s.o * cg * s.kh * s.kw, 0.0);
+  for (int64_t b = 0; b < s.n; ++b)
+    for (int64_t oc = 0; oc < s.o; ++oc)
+      for (int64_t oy = 0; oy < s.oh; ++oy)
+        for (int64_t ox = 0; ox < s.ow; ++ox) {
+          double g = dy[((b * s.o + oc) * s.oh + oy) * s.ow + ox];
+          for (int64_t ic = 0; ic < cg; ++ic)
+            for (int64_t i = 0; i < s.kh; ++i)
+              for (int64_t j = 0; j < s.kw; ++j) {
+                int64_t iy = oy * s.sh - s.pt + i * s.dh;
+                int64_t ix = ox * s.sw - s.pl + j * s.dw;
+                if (iy < 0 || iy >= s.h || ix < 0 || ix >= s.w)
+                  continue;
+                dw[((oc * cg + ic) * s.kh + i) * s.kw + j] +=
+                    g * x[((b * s.c + oc / og * cg + ic) * s.h + iy) * s.w +
+                          ix];
+              }
+        }
+  return dw;
+}
+
+// The conv2d shapes' weight gradients: oneDNN's backward-weights primitive
+// (every shape here has one) and the library entry.
+TEST_P(Conv2dTest, GradFilterMatchesDirectLoop) {
+  const ConvShape &s = GetParam().s;
+  std::mt19937 rng(13);
+  std::normal_distribution<float> normal;
+  std::vector<float> x(s.n * s.c * s.h * s.w), dy(s.n * s.o * s.oh * s.ow);
+  for (std::vector<float> *v : {&x, &dy})
+    for (float &e : *v)
+      e = normal(rng);
+  std::vector<double> ref = gradFilterReference(x, dy, s);
+  std::vector<float> dw(ref.size(), NAN);
+  ASSERT_TRUE(oneflow::kernels::dnnlConv2dGradFilterF32(
+      x.data(), dy.data(), dw.data(), s, oneflow::kernels::ConvPath::OneDnn));
+  expectClose(dw, ref);
+  std::fill(dw.begin(), dw.end(), NAN);
+  oneflow_conv2d_grad_filter_f32(address(x.data()), address(dy.data()),
+                                 address(dw.data()), s.n, s.c, s.h, s.w, s.o,
+                                 s.kh, s.kw, s.oh, s.ow, s.sh, s.sw, s.pt,
+                                 s.pl, s.dh, s.dw, s.groups);
+  expectClose(dw, ref);
+}
 
 /// conv_transpose2d's shape: x [n, c, h, w] to [n, o, oh, ow], oh = (h - 1)
 /// * stride - 2 * pad + dilation * (k - 1) + 1 + outputPad.

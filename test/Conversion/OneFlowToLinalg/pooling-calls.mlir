@@ -52,3 +52,33 @@ func.func @max_pool_grad(%x: tensor<1x2x9x9xf32>, %dy: tensor<1x2x4x4xf32>) -> t
   %0 = oneflow.max_pool2d_grad %x, %dy {kernel = array<i64: 3, 3>, strides = array<i64: 2, 2>, pads = array<i64: 1, 1, 1, 1>, dilations = array<i64: 2, 2>} : (tensor<1x2x9x9xf32>, tensor<1x2x4x4xf32>) -> tensor<1x2x9x9xf32>
   return %0 : tensor<1x2x9x9xf32>
 }
+
+// -----
+
+// f32 conv2d_grad_filter with outputs of 8x8 pixels or more calls the
+// kernel library's oneDNN backward-weights entry with pooling-calls (x, dy,
+// dw, then n, c, h, w, o, kh, kw, oh, ow, strides, top and left pads,
+// dilations, groups); smaller outputs and depthwise filters keep the
+// generated loops.
+// CHECK-LABEL: func @grad_filter
+// CHECK: call @oneflow_conv2d_grad_filter_f32({{.*}}) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
+// CHECK-LABEL: func @grad_filter_small
+// CHECK-NOT: call @oneflow_conv2d_grad_filter
+// CHECK: linalg.generic
+// CHECK-LABEL: func @grad_filter_depthwise
+// CHECK-NOT: call @oneflow_conv2d_grad_filter
+// CHECK: linalg.generic
+// LINALG-LABEL: func @grad_filter
+// LINALG-NOT: call @oneflow_conv2d_grad_filter
+func.func @grad_filter(%x: tensor<2x3x16x16xf32>, %dy: tensor<2x16x8x8xf32>) -> tensor<16x3x3x3xf32> {
+  %0 = oneflow.conv2d_grad_filter %x, %dy {strides = array<i64: 2, 2>, pads = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>, groups = 1 : i64} : (tensor<2x3x16x16xf32>, tensor<2x16x8x8xf32>) -> tensor<16x3x3x3xf32>
+  return %0 : tensor<16x3x3x3xf32>
+}
+func.func @grad_filter_small(%x: tensor<2x3x8x8xf32>, %dy: tensor<2x16x4x4xf32>) -> tensor<16x3x3x3xf32> {
+  %0 = oneflow.conv2d_grad_filter %x, %dy {strides = array<i64: 2, 2>, pads = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>, groups = 1 : i64} : (tensor<2x3x8x8xf32>, tensor<2x16x4x4xf32>) -> tensor<16x3x3x3xf32>
+  return %0 : tensor<16x3x3x3xf32>
+}
+func.func @grad_filter_depthwise(%x: tensor<2x4x8x8xf32>, %dy: tensor<2x4x8x8xf32>) -> tensor<4x1x3x3xf32> {
+  %0 = oneflow.conv2d_grad_filter %x, %dy {strides = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>, groups = 4 : i64} : (tensor<2x4x8x8xf32>, tensor<2x4x8x8xf32>) -> tensor<4x1x3x3xf32>
+  return %0 : tensor<4x1x3x3xf32>
+}
