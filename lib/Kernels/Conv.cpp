@@ -472,11 +472,12 @@ void conv2dGradFilterDirect(const float *x, const float *dy, float *dw,
 } // namespace
 
 // x, dy, dw, then the conv's shape (CONV_ARGS after its pointers).
-ONEFLOW_KERNEL void oneflow_conv2d_grad_filter_f32(
-    int64_t x, int64_t dy, int64_t dwt, int64_t n, int64_t c, int64_t h,
-    int64_t wd, int64_t o, int64_t kh, int64_t kw, int64_t oh, int64_t ow,
-    int64_t sh, int64_t sw, int64_t pt, int64_t pl, int64_t dh, int64_t dw,
-    int64_t groups) {
+ONEFLOW_KERNEL void
+oneflow_conv2d_grad_filter_f32(int64_t x, int64_t dy, int64_t dwt, int64_t n,
+                               int64_t c, int64_t h, int64_t wd, int64_t o,
+                               int64_t kh, int64_t kw, int64_t oh, int64_t ow,
+                               int64_t sh, int64_t sw, int64_t pt, int64_t pl,
+                               int64_t dh, int64_t dw, int64_t groups) {
   if (!dnnlConv2dGradFilterF32(ptr<float>(x), ptr<float>(dy), ptr<float>(dwt),
                                CONV_SHAPE, ConvPath::Auto))
     conv2dGradFilterDirect(ptr<float>(x), ptr<float>(dy), ptr<float>(dwt),

@@ -194,9 +194,9 @@ ConvPrimitive &primitiveFor(const ConvShape &s, bool hasBias, ConvKind kind) {
   cpuEngine();
   static std::mutex mutex;
   static std::map<Key, std::unique_ptr<ConvPrimitive>> cache;
-  Key key = {s.n,  s.c,  s.h,  s.w,  s.o,  s.kh, s.kw,     s.oh,    s.ow,
-             s.sh, s.sw, s.pt, s.pl, s.dh, s.dw, s.groups, hasBias,
-             int64_t(kind)};
+  Key key = {s.n,  s.c,  s.h,  s.w,      s.o,     s.kh,
+             s.kw, s.oh, s.ow, s.sh,     s.sw,    s.pt,
+             s.pl, s.dh, s.dw, s.groups, hasBias, int64_t(kind)};
   std::lock_guard<std::mutex> lock(mutex);
   std::unique_ptr<ConvPrimitive> &entry = cache[key];
   if (!entry) {
@@ -332,9 +332,8 @@ bool oneflow::kernels::dnnlConvTranspose2dF32(const float *x, const float *w,
   return run(x, w, bias, y, s, ConvKind::Transpose, path);
 }
 
-bool oneflow::kernels::dnnlConv2dGradFilterF32(const float *x,
-                                               const float *dy, float *dw,
-                                               const ConvShape &s,
+bool oneflow::kernels::dnnlConv2dGradFilterF32(const float *x, const float *dy,
+                                               float *dw, const ConvShape &s,
                                                ConvPath path) {
   return run(x, dy, nullptr, dw, s, ConvKind::GradFilter, path);
 }

@@ -29,11 +29,12 @@ extern "C" void oneflow_conv_transpose2d_f32(int64_t x, int64_t w, int64_t bias,
                                              int64_t pt, int64_t pl, int64_t dh,
                                              int64_t dw, int64_t groups);
 
-extern "C" void oneflow_conv2d_grad_filter_f32(
-    int64_t x, int64_t dy, int64_t dwt, int64_t n, int64_t c, int64_t h,
-    int64_t wd, int64_t o, int64_t kh, int64_t kw, int64_t oh, int64_t ow,
-    int64_t sh, int64_t sw, int64_t pt, int64_t pl, int64_t dh, int64_t dw,
-    int64_t groups);
+extern "C" void
+oneflow_conv2d_grad_filter_f32(int64_t x, int64_t dy, int64_t dwt, int64_t n,
+                               int64_t c, int64_t h, int64_t wd, int64_t o,
+                               int64_t kh, int64_t kw, int64_t oh, int64_t ow,
+                               int64_t sh, int64_t sw, int64_t pt, int64_t pl,
+                               int64_t dh, int64_t dw, int64_t groups);
 
 namespace {
 
@@ -200,8 +201,8 @@ std::vector<double> gradFilterReference(const std::vector<float> &x,
                 if (iy < 0 || iy >= s.h || ix < 0 || ix >= s.w)
                   continue;
                 dw[((oc * cg + ic) * s.kh + i) * s.kw + j] +=
-                    g * x[((b * s.c + oc / og * cg + ic) * s.h + iy) * s.w +
-                          ix];
+                    g *
+                    x[((b * s.c + oc / og * cg + ic) * s.h + iy) * s.w + ix];
               }
         }
   return dw;
@@ -225,8 +226,8 @@ TEST_P(Conv2dTest, GradFilterMatchesDirectLoop) {
   std::fill(dw.begin(), dw.end(), NAN);
   oneflow_conv2d_grad_filter_f32(address(x.data()), address(dy.data()),
                                  address(dw.data()), s.n, s.c, s.h, s.w, s.o,
-                                 s.kh, s.kw, s.oh, s.ow, s.sh, s.sw, s.pt,
-                                 s.pl, s.dh, s.dw, s.groups);
+                                 s.kh, s.kw, s.oh, s.ow, s.sh, s.sw, s.pt, s.pl,
+                                 s.dh, s.dw, s.groups);
   expectClose(dw, ref);
 }
 

@@ -167,15 +167,26 @@ struct Conv2DGradFilterLowering
     bool depthwise = groups == c && o == c;
     if (libraryCalls && element.isF32() && !depthwise && oh * ow >= 64 &&
         xType.getNumElements() > 0 && dyType.getNumElements() > 0) {
-      SmallVector<int64_t> scalars = {
-          n,          c,          xType.getDimSize(2), xType.getDimSize(3),
-          o,          kh,         kw,                  oh,
-          ow,         strides[0], strides[1],          pads[0],
-          pads[1],    dilations[0], dilations[1],      groups};
-      rewriter.replaceOp(
-          op, buildLibraryCall(rewriter, loc, "oneflow_conv2d_grad_filter_f32",
-                               {adaptor.getX(), adaptor.getDy()}, {dwType},
-                               scalars));
+      SmallVector<int64_t> scalars = {n,
+                                      c,
+                                      xType.getDimSize(2),
+                                      xType.getDimSize(3),
+                                      o,
+                                      kh,
+                                      kw,
+                                      oh,
+                                      ow,
+                                      strides[0],
+                                      strides[1],
+                                      pads[0],
+                                      pads[1],
+                                      dilations[0],
+                                      dilations[1],
+                                      groups};
+      rewriter.replaceOp(op, buildLibraryCall(rewriter, loc,
+                                              "oneflow_conv2d_grad_filter_f32",
+                                              {adaptor.getX(), adaptor.getDy()},
+                                              {dwType}, scalars));
       return success();
     }
     int64_t k = n * oh * ow, patch = cg * kh * kw;
