@@ -203,9 +203,8 @@ void checkMaxGrad(const Pool &p, Fn maxPoolGrad) {
   std::vector<T> x = randomInput<T>(p, true);
   for (T &v : x)
     v = std::floor(v * 2) / 2;
-  std::vector<T> dy = randomInput<T>(Pool{p.name, p.n, p.c, p.oh(), p.ow(), 1,
-                                          1, 0, 1, false},
-                                     false);
+  std::vector<T> dy = randomInput<T>(
+      Pool{p.name, p.n, p.c, p.oh(), p.ow(), 1, 1, 0, 1, false}, false);
   std::vector<T> dx(x.size(), T(12345));
   maxPoolGrad(address(x.data()), address(dy.data()), address(dx.data()), p.n,
               p.c, p.h, p.w, p.oh(), p.ow(), p.k, p.k, p.stride, p.stride,

@@ -291,13 +291,22 @@ struct MaxPool2DGradLowering : public OpConversionPattern<MaxPool2DGradOp> {
     ArrayRef<int64_t> kernel = op.getKernel(), strides = op.getStrides(),
                       pads = op.getPads(), dilations = op.getDilations();
     if (poolingCalls && (element.isF32() || element.isF64())) {
-      SmallVector<int64_t> scalars = {
-          xType.getDimSize(0), xType.getDimSize(1),  xType.getDimSize(2),
-          xType.getDimSize(3), dyType.getDimSize(2), dyType.getDimSize(3),
-          kernel[0],           kernel[1],            strides[0],
-          strides[1],          pads[0],              pads[1],
-          pads[2],             pads[3],              dilations[0],
-          dilations[1]};
+      SmallVector<int64_t> scalars = {xType.getDimSize(0),
+                                      xType.getDimSize(1),
+                                      xType.getDimSize(2),
+                                      xType.getDimSize(3),
+                                      dyType.getDimSize(2),
+                                      dyType.getDimSize(3),
+                                      kernel[0],
+                                      kernel[1],
+                                      strides[0],
+                                      strides[1],
+                                      pads[0],
+                                      pads[1],
+                                      pads[2],
+                                      pads[3],
+                                      dilations[0],
+                                      dilations[1]};
       rewriter.replaceOp(
           op, buildLibraryCall(
                   rewriter, loc,
