@@ -54,7 +54,6 @@ enum class ConvKind {
 struct ConvPrimitive {
   bool supported = false;
   ConvKind kind = ConvKind::Forward;
-  bool transpose = false;
   dnnl::primitive conv;
   memory::desc src, weights, dst, bias;
   memory::desc convSrc, convWeights, convDst;
@@ -104,7 +103,6 @@ void build(ConvPrimitive &p, const ConvShape &s, bool hasBias, ConvKind kind) {
           : memory::dims{o, c, s.kh, s.kw};
   auto f32 = memory::data_type::f32;
   p.kind = kind;
-  p.transpose = transpose;
   p.src = memory::desc({s.n, s.c, s.h, s.w}, f32, Tag::nchw);
   p.dst = memory::desc({s.n, s.o, s.oh, s.ow}, f32, Tag::nchw);
   p.weights =
@@ -123,12 +121,17 @@ void build(ConvPrimitive &p, const ConvShape &s, bool hasBias, ConvKind kind) {
     // Scratchpads come from workspace(): primitives of several threads may
     // run at once.
     attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
-    if (kind == ConvKind::GradFilter) {
+    // The backward primitives are chosen against the forward one they
+    // differentiate.
+    auto trainingHint = [&] {
       dnnl::convolution_forward::desc forward(
           dnnl::prop_kind::forward_training,
           dnnl::algorithm::convolution_direct, any({n, c, h, w}),
           any(weightDims), any({n, o, oh, ow}), strides, dilations, padL, padR);
-      dnnl::convolution_forward::primitive_desc hint(forward, cpuEngine());
+      return dnnl::convolution_forward::primitive_desc(forward, cpuEngine());
+    };
+    if (kind == ConvKind::GradFilter) {
+      dnnl::convolution_forward::primitive_desc hint = trainingHint();
       dnnl::convolution_backward_weights::desc desc(
           dnnl::algorithm::convolution_direct, any({n, c, h, w}),
           any(weightDims), any({n, o, oh, ow}), strides, dilations, padL, padR);
@@ -152,11 +155,7 @@ void build(ConvPrimitive &p, const ConvShape &s, bool hasBias, ConvKind kind) {
       p.convDst = pd.dst_desc();
       p.scratchpad = pd.scratchpad_desc();
     } else {
-      dnnl::convolution_forward::desc forward(
-          dnnl::prop_kind::forward_training,
-          dnnl::algorithm::convolution_direct, any({n, c, h, w}),
-          any(weightDims), any({n, o, oh, ow}), strides, dilations, padL, padR);
-      dnnl::convolution_forward::primitive_desc hint(forward, cpuEngine());
+      dnnl::convolution_forward::primitive_desc hint = trainingHint();
       dnnl::convolution_backward_data::desc desc(
           dnnl::algorithm::convolution_direct, any({n, c, h, w}),
           any(weightDims), any({n, o, oh, ow}), strides, dilations, padL, padR);
@@ -265,13 +264,13 @@ void execute(const ConvPrimitive &p, const float *x, const float *w,
       {weightsArg, convWeights},
       {dstArg, convDst},
       {DNNL_ARG_SCRATCHPAD, memory(p.scratchpad, engine, space)}};
-  if (bias && !p.transpose)
+  if (bias && p.kind != ConvKind::Transpose)
     args[DNNL_ARG_BIAS] = memory(p.bias, engine, const_cast<float *>(bias));
   p.conv.execute(stream, args);
   if (p.fromDst)
     p.fromDst.execute(stream, convDst, dst);
   stream.wait();
-  if (bias && p.transpose) {
+  if (bias && p.kind == ConvKind::Transpose) {
     const dnnl_dim_t *dims = p.dst.data.dims;
     int64_t images = dims[0], channels = dims[1], pixels = dims[2] * dims[3];
     for (int64_t b = 0; b < images; ++b)
