@@ -171,8 +171,11 @@ LogicalResult importRange(NodeContext &ctx) {
     return ctx.emitError() << "delta must not be zero";
   int64_t count =
       std::max<int64_t>(0, saturatingToInt64(std::ceil((l - s) / d)));
-  if (count > (int64_t(1) << 28))
-    return ctx.emitError() << "range of " << count << " elements is too large";
+  // The range becomes a constant built element by element at import time.
+  if (count > kMaxComputedConstantElements)
+    return ctx.emitError() << "range of " << count
+                           << " elements is too large to fold (at most "
+                           << kMaxComputedConstantElements << ")";
   SmallVector<double> values;
   for (int64_t i = 0; i < count; ++i)
     values.push_back(s + i * d);

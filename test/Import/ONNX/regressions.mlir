@@ -35,3 +35,6 @@
 // A OneHot of depth 16,449,541: a 128 MiB constant, built too slowly.
 // RUN: not oneflow-opt %S/Inputs/regressions/onehot_depth_slow.onnx 2>&1 | FileCheck %s --check-prefix=ONEHOT2
 // ONEHOT2: error: OneHot node 'onehot': depth 16449541 is out of range
+// A Range of 89 million elements: its constant was built too slowly.
+// RUN: not oneflow-opt %S/Inputs/regressions/range_count_slow.onnx 2>&1 | FileCheck %s --check-prefix=RANGE
+// RANGE: error: Range node 'range_int64': range of 89478145 elements is too large to fold (at most 4194304)
