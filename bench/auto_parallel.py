@@ -10,7 +10,8 @@ model fits 80 GB per device without activation recomputation (which the
 compiler does not have), so both sides run on a copy of the A100 file whose
 memory capacity is raised; the comparison is of step times only.
 
---measure: the test models (the GPT of gpt_config.py and an MLP) trained on
+--measure: the test models (the GPT of gpt_config.py, an MLP and the ResNet
+of python/models/resnet.py) trained on
 2 and 4 local ranks: the auto plan (`--auto-parallel --devices=N` on
 clusters/cpu-local.json) against each hand strategy, runs interleaved,
 medians of ms/step per run and the range over repeats.
@@ -170,6 +171,42 @@ def write_test_models(work):
     return gpt, mlp
 
 
+def make_models(work):
+    """(name, model file, batch, feeds) of the GPT, MLP and ResNet test
+    models and their data, written into `work`."""
+    gpt, mlp = write_test_models(work)
+    resnet = os.path.join(work, "resnet.onnx")
+    subprocess.run([sys.executable, "-c", f"""
+import sys, torch
+sys.path.insert(0, {os.path.join(ROOT, 'python', 'models')!r})
+import resnet
+model = resnet.build().eval()
+torch.onnx.export(model, torch.randn(32, 3, 32, 32), {resnet!r},
+                  input_names=['x'], output_names=['logits'],
+                  opset_version=17)
+"""], check=True, capture_output=True)
+    rng = np.random.default_rng(0)
+    data = {
+        "tokens": rng.integers(0, 512, (64, 64)).astype(np.int64),
+        "tok_labels": rng.integers(0, 512, (64, 64)).astype(np.int64),
+        "x": rng.standard_normal((1024, 784)).astype(np.float32),
+        "y": rng.integers(0, 10, 1024).astype(np.int64),
+        "img": rng.standard_normal((128, 3, 32, 32)).astype(np.float32),
+        "img_labels": rng.integers(0, 10, 128).astype(np.int64),
+    }
+    for name, array in data.items():
+        np.save(os.path.join(work, name + ".npy"), array)
+    path = lambda name: os.path.join(work, name + ".npy")  # noqa: E731
+    return [
+        ("GPT (4 layers, d=128, seq 64, batch 16)", gpt, 16,
+         [("tokens", path("tokens")), ("labels", path("tok_labels"))]),
+        ("MLP (784-1024-1024-10, batch 256)", mlp, 256,
+         [("x", path("x")), ("labels", path("y"))]),
+        ("ResNet (test model, batch 32, 32x32)", resnet, 32,
+         [("x", path("img")), ("labels", path("img_labels"))]),
+    ]
+
+
 def run_plan(bin_dir, plan, feeds, steps, batch, prefix=()):
     """The median ms/step of `steps` steps after 3 warm-up ones, one thread
     per rank; `prefix` runs oneflow-run under another command (chrt)."""
@@ -188,24 +225,8 @@ def run_plan(bin_dir, plan, feeds, steps, batch, prefix=()):
 
 
 def measure(args, work):
-    gpt, mlp = write_test_models(work)
-    rng = np.random.default_rng(0)
-    np.save(os.path.join(work, "tokens.npy"),
-            rng.integers(0, 512, (64, 64)).astype(np.int64))
-    np.save(os.path.join(work, "tok_labels.npy"),
-            rng.integers(0, 512, (64, 64)).astype(np.int64))
-    np.save(os.path.join(work, "x.npy"),
-            rng.standard_normal((1024, 784)).astype(np.float32))
-    np.save(os.path.join(work, "y.npy"),
-            rng.integers(0, 10, 1024).astype(np.int64))
-    models = {
-        "GPT (4 layers, d=128, seq 64, batch 16)":
-            (gpt, 16, [("tokens", os.path.join(work, "tokens.npy")),
-                   ("labels", os.path.join(work, "tok_labels.npy"))]),
-        "MLP (784-1024-1024-10, batch 256)":
-            (mlp, 256, [("x", os.path.join(work, "x.npy")),
-                   ("labels", os.path.join(work, "y.npy"))]),
-    }
+    models = {name: (model, batch, feeds)
+              for name, model, batch, feeds in make_models(work)}
     lines = [
         f"Measured on this machine ({time.strftime('%Y-%m-%d')}), AdamW "
         "training steps, one thread per rank; ms/step: the median of "

@@ -25,47 +25,11 @@ import sys
 import tempfile
 import time
 
-import numpy as np
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from auto_parallel import run_plan, write_test_models  # noqa: E402
+from auto_parallel import make_models, run_plan  # noqa: E402
 from docs_block import write_block  # noqa: E402
-
-
-def make_models(work):
-    """(name, model file, batch, feeds) of the three test models."""
-    gpt, mlp = write_test_models(work)
-    resnet = os.path.join(work, "resnet.onnx")
-    subprocess.run([sys.executable, "-c", f"""
-import sys, torch
-sys.path.insert(0, {os.path.join(ROOT, 'python', 'models')!r})
-import resnet
-model = resnet.build().eval()
-torch.onnx.export(model, torch.randn(32, 3, 32, 32), {resnet!r},
-                  input_names=['x'], output_names=['logits'],
-                  opset_version=17)
-"""], check=True, capture_output=True)
-    rng = np.random.default_rng(0)
-    data = {
-        "tokens": rng.integers(0, 512, (64, 64)).astype(np.int64),
-        "tok_labels": rng.integers(0, 512, (64, 64)).astype(np.int64),
-        "x": rng.standard_normal((1024, 784)).astype(np.float32),
-        "y": rng.integers(0, 10, 1024).astype(np.int64),
-        "img": rng.standard_normal((128, 3, 32, 32)).astype(np.float32),
-        "img_labels": rng.integers(0, 10, 128).astype(np.int64),
-    }
-    for name, array in data.items():
-        np.save(os.path.join(work, name + ".npy"), array)
-    path = lambda name: os.path.join(work, name + ".npy")  # noqa: E731
-    return [
-        ("GPT (4 layers, d=128, seq 64, batch 16)", gpt, 16,
-         [("tokens", path("tokens")), ("labels", path("tok_labels"))]),
-        ("MLP (784-1024-1024-10, batch 256)", mlp, 256,
-         [("x", path("x")), ("labels", path("y"))]),
-        ("ResNet (test model, batch 32, 32x32)", resnet, 32,
-         [("x", path("img")), ("labels", path("img_labels"))]),
-    ]
 
 
 # (label, ranks, flags)

@@ -28,7 +28,8 @@ import tempfile
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from simulator_accuracy import make_models, realtime_prefix  # noqa: E402
+from auto_parallel import make_models  # noqa: E402
+from simulator_accuracy import realtime_prefix  # noqa: E402
 
 WARMUP = 3
 
