@@ -13,7 +13,7 @@ rank 0's busy time (its tasks' medians summed) and the rest (waiting for
 other ranks, the runtime's own work): the part no task's cost explains.
 
   /usr/bin/python3 bench/simulator_tasks.py --model gpt --ranks 2 \\
-      --flags=--mesh=2,--sbp-strategy=data [--steps 10] [--top 15]
+      --flags="--mesh=2 --sbp-strategy=data" [--steps 10] [--top 15]
 """
 
 import argparse
@@ -21,6 +21,7 @@ import collections
 import json
 import os
 import re
+import shlex
 import statistics
 import subprocess
 import sys
@@ -56,7 +57,7 @@ def main():
                         default="gpt")
     parser.add_argument("--ranks", type=int, default=2)
     parser.add_argument("--flags", default="",
-                        help="oneflow-opt flags, comma-separated")
+                        help="oneflow-opt flags, as on a command line")
     parser.add_argument("--steps", type=int, default=10)
     parser.add_argument("--top", type=int, default=15)
     parser.add_argument("--rank", type=int, default=0)
@@ -68,7 +69,7 @@ def main():
         plan = os.path.join(work, "plan")
         sim_trace = os.path.join(work, "sim.trace.json")
         sim_json = os.path.join(work, "sim.json")
-        flags = [f for f in args.flags.split(",") if f]
+        flags = shlex.split(args.flags)
         subprocess.run(
             [os.path.join(args.bin, "oneflow-opt"), model, "--train",
              "--label=labels", "--optimizer=adamw", "--emit=plan",
