@@ -253,6 +253,11 @@ int threadsPerRank(int cpus, int localRanks) {
 }
 
 int availableCpus() {
+  // A rank that oneflow-run's launch bound to one CPU (more ranks than
+  // CPUs) counts the CPUs the job was started on, not its own.
+  if (const char *job = std::getenv(kJobCpusVariable))
+    if (int cpus = std::atoi(job); cpus > 0)
+      return cpus;
   long online = sysconf(_SC_NPROCESSORS_ONLN);
   int cpus = online > 0 ? int(online) : 1;
   cpu_set_t set;

@@ -44,7 +44,8 @@ int launchRanks(int ranks, int argc, char **argv) {
 
   std::vector<std::string> args = {mpirun, "-q", "-n", std::to_string(ranks),
                                    "--oversubscribe"};
-  if (ranks > runtime::availableCpus()) {
+  if (int cpus = runtime::availableCpus(); ranks > cpus) {
+    setenv(runtime::kJobCpusVariable, std::to_string(cpus).c_str(), 1);
     // More ranks than CPUs: rank r runs on CPU r mod cpus. A rank that
     // waits in a collective yields its CPU, and the kernel hands it to a
     // rank queued on that CPU; unbound, the waiting rank's queue was often

@@ -88,7 +88,12 @@ private:
 /// machine of `cpus` CPUs gets: max(1, cpus / localRanks).
 int threadsPerRank(int cpus, int localRanks);
 
-/// The CPUs this process may run on (online CPUs, capped by its affinity).
+/// Set by oneflow-run's launch when it binds each rank to one CPU: the CPUs
+/// the job was started on.
+inline constexpr const char *kJobCpusVariable = "ONEFLOW_JOB_CPUS";
+
+/// The CPUs this process may run on (online CPUs, capped by its affinity),
+/// or its job's (kJobCpusVariable) where the launch bound it to one.
 int availableCpus();
 
 struct ThreadBudget {
