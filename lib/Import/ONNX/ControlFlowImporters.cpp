@@ -167,7 +167,8 @@ LogicalResult importLoop(NodeContext &ctx) {
   }
   SmallVector<SmallVector<Value>> scanned(scans);
   Type i64 = ctx.getBuilder().getI64Type();
-  for (int64_t i = 0; cond && i < saturatingToInt64(*trip); ++i) {
+  const int64_t tripCount = saturatingToInt64(*trip);
+  for (int64_t i = 0; cond && i < tripCount; ++i) {
     graph.define(body->input(0).name(),
                  ValueInfo{{},
                            makeDenseInts(RankedTensorType::get({}, i64), {i}),

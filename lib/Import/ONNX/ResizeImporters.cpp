@@ -21,6 +21,9 @@ using namespace mlir::oneflow::onnx_import;
 
 namespace {
 
+/// Elements of one axis's dense [out, in] weight matrix, at most.
+constexpr int64_t kMaxAxisWeights = int64_t(1) << 26;
+
 RankedTensorType typeOf(Value value) {
   return cast<RankedTensorType>(value.getType());
 }
@@ -380,7 +383,7 @@ LogicalResult importResize(NodeContext &ctx, bool upsample) {
       return ctx.emitError() << "cannot resize an empty axis";
     // Each axis is a dense [out, in] weight matrix (and an antialiased
     // filter spans up to 2 in / out inputs per output).
-    if (in > (int64_t(1) << 26) / out)
+    if (in > kMaxAxisWeights / out)
       return ctx.emitError() << "resizing axis " << axes[i] << " from " << in
                              << " to " << out << " is too large";
     AxisResize a{in, out, scales[i]};
