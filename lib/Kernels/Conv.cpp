@@ -429,6 +429,15 @@ ONEFLOW_KERNEL void oneflow_conv2d_f32(CONV_ARGS) {
     conv2dWithoutDnnlF32(ptr<float>(x), ptr<float>(w), ptr<float>(bias),
                          ptr<float>(y), CONV_SHAPE);
 }
+/// oneflow_conv2d_f32 for weights that never change (the compiler's
+/// `constant_weight`): oneDNN's blocked layout of them is made once.
+ONEFLOW_KERNEL void oneflow_conv2d_constant_weight_f32(CONV_ARGS) {
+  if (!dnnlConv2dConstantWeightsF32(ptr<float>(x), ptr<float>(w),
+                                    ptr<float>(bias), ptr<float>(y),
+                                    CONV_SHAPE, ConvPath::Auto))
+    conv2dWithoutDnnlF32(ptr<float>(x), ptr<float>(w), ptr<float>(bias),
+                         ptr<float>(y), CONV_SHAPE);
+}
 ONEFLOW_KERNEL void oneflow_conv2d_f64(CONV_ARGS) {
   conv2d(ptr<double>(x), ptr<double>(w), ptr<double>(bias), ptr<double>(y),
          CONV_SHAPE);

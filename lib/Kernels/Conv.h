@@ -48,6 +48,13 @@ bool preferOneDnn(const ConvShape &s);
 bool dnnlConv2dF32(const float *x, const float *w, const float *bias, float *y,
                    const ConvShape &s, ConvPath path);
 
+/// dnnlConv2dF32 for weights whose values at `w` never change in this
+/// process (an inference plan's): oneDNN's blocked copy of them is made on
+/// the first call and kept.
+bool dnnlConv2dConstantWeightsF32(const float *x, const float *w,
+                                  const float *bias, float *y,
+                                  const ConvShape &s, ConvPath path);
+
 /// The same for conv_transpose2d (x [n, c, h, w], weights [c, o / groups,
 /// kh, kw], y [n, o, oh, ow]) on oneDNN's backward-data convolution.
 bool dnnlConvTranspose2dF32(const float *x, const float *w, const float *bias,

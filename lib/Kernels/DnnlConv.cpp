@@ -219,13 +219,47 @@ ConvPath pathFromEnvironment() {
   return path;
 }
 
+/// `w` in the primitive's weight layout, reordered once per weight tensor:
+/// for weights that never change (an inference plan's), whose reorder would
+/// otherwise read and write them on every call. Keyed by the primitive and
+/// the address, which the caller promises holds the same values for the
+/// life of the process. Null where the primitive takes the plan's layout.
+const void *constantWeights(const ConvPrimitive &p, const float *w) {
+  if (!p.toWeights)
+    return nullptr;
+  struct Reordered {
+    void *data = nullptr;
+    ~Reordered() { std::free(data); }
+  };
+  static std::mutex mutex;
+  static std::map<std::pair<const ConvPrimitive *, const float *>, Reordered>
+      cache;
+  std::lock_guard<std::mutex> lock(mutex);
+  Reordered &entry = cache[{&p, w}];
+  if (!entry.data) {
+    size_t bytes = rounded(p.convWeights.get_size());
+    entry.data = std::aligned_alloc(64, bytes);
+    dnnl::engine &engine = cpuEngine();
+    dnnl::stream stream(engine);
+    memory from(p.weights, engine, const_cast<float *>(w));
+    memory to(p.convWeights, engine, entry.data);
+    p.toWeights.execute(stream, from, to);
+    stream.wait();
+  }
+  return entry.data;
+}
+
 void execute(const ConvPrimitive &p, const float *x, const float *w,
-             const float *bias, float *y) {
+             const float *bias, float *y, bool weightsConstant = false) {
+  const void *reorderedWeights =
+      weightsConstant ? constantWeights(p, w) : nullptr;
   dnnl::engine &engine = cpuEngine();
   thread_local dnnl::stream stream(engine);
   // Work space layout: scratchpad, then whichever operands need reordering.
   size_t srcBytes = p.toSrc ? rounded(p.convSrc.get_size()) : 0;
-  size_t weightBytes = p.toWeights ? rounded(p.convWeights.get_size()) : 0;
+  size_t weightBytes = p.toWeights && !reorderedWeights
+                           ? rounded(p.convWeights.get_size())
+                           : 0;
   size_t dstBytes = p.fromDst ? rounded(p.convDst.get_size()) : 0;
   size_t scratchBytes = rounded(p.scratchpadBytes);
   char *space = workspace(scratchBytes + srcBytes + weightBytes + dstBytes);
@@ -244,11 +278,13 @@ void execute(const ConvPrimitive &p, const float *x, const float *w,
   memory dst(p.dst, engine, y);
   memory convSrc = place(bool(p.toSrc), p.convSrc, p.src, x, srcBytes);
   memory convWeights =
-      place(bool(p.toWeights), p.convWeights, p.weights, w, weightBytes);
+      reorderedWeights
+          ? memory(p.convWeights, engine, const_cast<void *>(reorderedWeights))
+          : place(bool(p.toWeights), p.convWeights, p.weights, w, weightBytes);
   memory convDst = place(bool(p.fromDst), p.convDst, p.dst, y, dstBytes);
   if (p.toSrc)
     p.toSrc.execute(stream, src, convSrc);
-  if (p.toWeights)
+  if (p.toWeights && !reorderedWeights)
     p.toWeights.execute(stream, weights, convWeights);
   int srcArg = DNNL_ARG_SRC, weightsArg = DNNL_ARG_WEIGHTS,
       dstArg = DNNL_ARG_DST;
@@ -304,7 +340,8 @@ bool oneflow::kernels::preferOneDnn(const ConvShape &s) {
 
 namespace {
 bool run(const float *x, const float *w, const float *bias, float *y,
-         const ConvShape &s, ConvKind kind, ConvPath path) {
+         const ConvShape &s, ConvKind kind, ConvPath path,
+         bool weightsConstant = false) {
   if (path == ConvPath::Auto)
     path = pathFromEnvironment();
   bool preferred = kind == ConvKind::GradFilter || preferOneDnn(s);
@@ -313,7 +350,7 @@ bool run(const float *x, const float *w, const float *bias, float *y,
   ConvPrimitive &p = primitiveFor(s, bias != nullptr, kind);
   if (!p.supported)
     return false;
-  execute(p, x, w, bias, y);
+  execute(p, x, w, bias, y, weightsConstant);
   return true;
 }
 } // namespace
@@ -322,6 +359,13 @@ bool oneflow::kernels::dnnlConv2dF32(const float *x, const float *w,
                                      const float *bias, float *y,
                                      const ConvShape &s, ConvPath path) {
   return run(x, w, bias, y, s, ConvKind::Forward, path);
+}
+
+bool oneflow::kernels::dnnlConv2dConstantWeightsF32(
+    const float *x, const float *w, const float *bias, float *y,
+    const ConvShape &s, ConvPath path) {
+  return run(x, w, bias, y, s, ConvKind::Forward, path,
+             /*weightsConstant=*/true);
 }
 
 bool oneflow::kernels::dnnlConvTranspose2dF32(const float *x, const float *w,

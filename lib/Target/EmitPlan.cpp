@@ -236,6 +236,16 @@ prepareKernels(ModuleOp module, const EmitPlanOptions &options, bool cuda,
   if (failed(graphs))
     return failure();
 
+  // CPU kernels may keep their own layout of weights no step writes (CUDA
+  // convolutions run on cuDNN in the plan's layout).
+  if (!cuda) {
+    PassManager pm(module.getContext());
+    pm.addPass(createMarkConstantWeights());
+    applyDefaultTimingPassManagerCLOptions(pm);
+    if (failed(applyPassManagerCLOptions(pm)) || failed(pm.run(module)))
+      return failure();
+  }
+
   FusionStats stats;
   for (RankGraph &rankGraph : *graphs) {
     func::FuncOp graph = rankGraph.graph;

@@ -8,6 +8,7 @@
 #include <cmath>
 #include <cstdint>
 #include <ostream>
+#include <list>
 #include <random>
 #include <vector>
 
@@ -20,6 +21,12 @@ extern "C" void oneflow_conv2d_f32(int64_t x, int64_t w, int64_t bias,
                                    int64_t sh, int64_t sw, int64_t pt,
                                    int64_t pl, int64_t dh, int64_t dw,
                                    int64_t groups);
+
+extern "C" void oneflow_conv2d_constant_weight_f32(
+    int64_t x, int64_t w, int64_t bias, int64_t y, int64_t n, int64_t c,
+    int64_t h, int64_t wd, int64_t o, int64_t kh, int64_t kw, int64_t oh,
+    int64_t ow, int64_t sh, int64_t sw, int64_t pt, int64_t pl, int64_t dh,
+    int64_t dw, int64_t groups);
 
 extern "C" void oneflow_conv_transpose2d_f32(int64_t x, int64_t w, int64_t bias,
                                              int64_t y, int64_t n, int64_t c,
@@ -137,6 +144,46 @@ TEST_P(Conv2dTest, MatchesDirectLoop) {
                      address(y.data()), s.n, s.c, s.h, s.w, s.o, s.kh, s.kw,
                      s.oh, s.ow, s.sh, s.sw, s.pt, s.pl, s.dh, s.dw, s.groups);
   expectClose(y, reference(x, w, bias.data(), s));
+}
+
+// Weights that never change (an inference plan's): the blocked copy made
+// on the first call serves the later ones, and two weight tensors of one
+// shape (two layers) keep a copy each. The contract is that an address
+// keeps its values for the life of the process, so the weights here live
+// until exit: another test's buffer at a freed address would otherwise find
+// this one's copy.
+TEST_P(Conv2dTest, ConstantWeightsMatchDirectLoop) {
+  const ConvShape &s = GetParam().s;
+  std::mt19937 rng(11);
+  std::normal_distribution<float> normal;
+  std::vector<float> x(s.n * s.c * s.h * s.w), bias(s.o);
+  for (float &v : x)
+    v = normal(rng);
+  for (float &v : bias)
+    v = normal(rng);
+  const int64_t weights = s.o * s.c / s.groups * s.kh * s.kw;
+  static std::list<std::vector<std::vector<float>>> kept;
+  std::vector<std::vector<float>> *layers = &kept.emplace_back();
+  layers->resize(2);
+  for (std::vector<float> &w : *layers) {
+    w.resize(weights);
+    for (float &v : w)
+      v = normal(rng);
+  }
+  for (int call = 0; call < 2; ++call)
+    for (const std::vector<float> &w : *layers) {
+      std::vector<float> y(s.n * s.o * s.oh * s.ow, NAN);
+      ASSERT_TRUE(oneflow::kernels::dnnlConv2dConstantWeightsF32(
+          x.data(), w.data(), bias.data(), y.data(), s,
+          oneflow::kernels::ConvPath::OneDnn));
+      expectClose(y, reference(x, w, bias.data(), s));
+      std::fill(y.begin(), y.end(), NAN);
+      oneflow_conv2d_constant_weight_f32(
+          address(x.data()), address(w.data()), address(bias.data()),
+          address(y.data()), s.n, s.c, s.h, s.w, s.o, s.kh, s.kw, s.oh, s.ow,
+          s.sh, s.sw, s.pt, s.pl, s.dh, s.dw, s.groups);
+      expectClose(y, reference(x, w, bias.data(), s));
+    }
 }
 
 // The path a shape takes is a rule of its shape alone (every rank and rerun

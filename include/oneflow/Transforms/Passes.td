@@ -39,6 +39,20 @@ def Fuse : Pass<"oneflow-fuse", "::mlir::func::FuncOp"> {
   let dependentDialects = ["::mlir::oneflow::OneFlowDialect"];
 }
 
+def MarkConstantWeights : Pass<"oneflow-mark-constant-weights", "ModuleOp"> {
+  let summary = "Mark convolutions whose weight is a parameter no step writes";
+  let description = [{
+    A `oneflow.conv2d` whose weight is read straight from a
+    `oneflow.variable` that no `oneflow.assign` in the module writes (every
+    parameter of an inference plan, frozen ones in training) gets
+    `constant_weight`. Its CPU kernel then reorders the weight into
+    oneDNN's blocked layout once, on its first call, instead of on every
+    call: the variable's register keeps its address and its values for the
+    whole run. Weights computed by other ops are not marked: their buffers
+    may be reused for other values.
+  }];
+}
+
 def UpdateVariablesInPlace
     : Pass<"oneflow-update-variables-in-place", "ModuleOp"> {
   let summary = "Let kernel calls write updated variables into their own buffers";

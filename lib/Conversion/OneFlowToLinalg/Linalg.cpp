@@ -179,9 +179,15 @@ struct ConvLowering : public OpConversionPattern<OpTy> {
         resultType.getDimSize(2), resultType.getDimSize(3), strides[0],
         strides[1], pads[0], pads[1], dilations[0], dilations[1],
         (int64_t)op.getGroups()};
-    StringRef name = transposed ? "oneflow_conv_transpose2d_" : "oneflow_conv2d_";
+    std::string name =
+        ((transposed ? "oneflow_conv_transpose2d_" : "oneflow_conv2d_") +
+         suffix)
+            .str();
+    if constexpr (!transposed)
+      if (op.getConstantWeight() && suffix == "f32")
+        name = "oneflow_conv2d_constant_weight_f32";
     rewriter.replaceOp(
-        op, buildLibraryCall(rewriter, op.getLoc(), (name + suffix).str(),
+        op, buildLibraryCall(rewriter, op.getLoc(), name,
                              {adaptor.getX(), adaptor.getWeight(),
                               adaptor.getBias()},
                              {resultType}, scalars));

@@ -48,6 +48,19 @@ func.func @conv(%x: tensor<1x4x10x10xf32>, %w: tensor<8x4x3x3xf32>) -> tensor<1x
 
 // -----
 
+// A constant weight (oneflow-mark-constant-weights) calls the entry point
+// that keeps oneDNN's blocked copy of it; f64 has no such entry point.
+// CHECK-LABEL: func @conv_constant_weight
+// CHECK: call @oneflow_conv2d_constant_weight_f32(
+// CHECK: call @oneflow_conv2d_f64(
+func.func @conv_constant_weight(%x: tensor<1x4x10x10xf32>, %w: tensor<8x4x3x3xf32>, %xd: tensor<1x4x10x10xf64>, %wd: tensor<8x4x3x3xf64>) -> (tensor<1x8x5x5xf32>, tensor<1x8x5x5xf64>) {
+  %0 = oneflow.conv2d %x, %w {constant_weight, strides = array<i64: 2, 2>, pads = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>} : (tensor<1x4x10x10xf32>, tensor<8x4x3x3xf32>) -> tensor<1x8x5x5xf32>
+  %1 = oneflow.conv2d %xd, %wd {constant_weight, strides = array<i64: 2, 2>, pads = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>} : (tensor<1x4x10x10xf64>, tensor<8x4x3x3xf64>) -> tensor<1x8x5x5xf64>
+  return %0, %1 : tensor<1x8x5x5xf32>, tensor<1x8x5x5xf64>
+}
+
+// -----
+
 // A product whose only user adds a per-column bias starts its output at the
 // broadcast bias and accumulates into it (beta = 1): no add remains.
 // CHECK-LABEL: func @batch_matmul_bias

@@ -346,12 +346,16 @@ def OneFlow_Conv2DOp : OneFlow_InferredOp<"conv2d", [
   let description = [{
     `pads` is `[top, left, bottom, right]`; the weight is
     `[out_channels, in_channels / groups, kh, kw]`; `bias` is `[out_channels]`.
+    `constant_weight` (set by `oneflow-mark-constant-weights`) says the
+    weight is a parameter no step writes: a CPU kernel may keep its own
+    copy of it in another layout, made once.
   }];
   let arguments = (ins OneFlow_FloatTensor:$x, OneFlow_FloatTensor:$weight,
                        Optional<OneFlow_FloatTensor>:$bias,
                        DenseI64ArrayAttr:$strides, DenseI64ArrayAttr:$pads,
                        DenseI64ArrayAttr:$dilations,
-                       DefaultValuedAttr<I64Attr, "1">:$groups);
+                       DefaultValuedAttr<I64Attr, "1">:$groups,
+                       UnitAttr:$constant_weight);
   let results = (outs OneFlow_FloatTensor:$y);
   let assemblyFormat = [{
     $x `,` $weight (`,` $bias^)? attr-dict `:` functional-type(operands, results)
