@@ -433,8 +433,8 @@ ONEFLOW_KERNEL void oneflow_conv2d_f32(CONV_ARGS) {
 /// `constant_weight`): oneDNN's blocked layout of them is made once.
 ONEFLOW_KERNEL void oneflow_conv2d_constant_weight_f32(CONV_ARGS) {
   if (!dnnlConv2dConstantWeightsF32(ptr<float>(x), ptr<float>(w),
-                                    ptr<float>(bias), ptr<float>(y),
-                                    CONV_SHAPE, ConvPath::Auto))
+                                    ptr<float>(bias), ptr<float>(y), CONV_SHAPE,
+                                    ConvPath::Auto))
     conv2dWithoutDnnlF32(ptr<float>(x), ptr<float>(w), ptr<float>(bias),
                          ptr<float>(y), CONV_SHAPE);
 }

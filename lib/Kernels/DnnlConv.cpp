@@ -257,9 +257,8 @@ void execute(const ConvPrimitive &p, const float *x, const float *w,
   thread_local dnnl::stream stream(engine);
   // Work space layout: scratchpad, then whichever operands need reordering.
   size_t srcBytes = p.toSrc ? rounded(p.convSrc.get_size()) : 0;
-  size_t weightBytes = p.toWeights && !reorderedWeights
-                           ? rounded(p.convWeights.get_size())
-                           : 0;
+  size_t weightBytes =
+      p.toWeights && !reorderedWeights ? rounded(p.convWeights.get_size()) : 0;
   size_t dstBytes = p.fromDst ? rounded(p.convDst.get_size()) : 0;
   size_t scratchBytes = rounded(p.scratchpadBytes);
   char *space = workspace(scratchBytes + srcBytes + weightBytes + dstBytes);
@@ -361,9 +360,11 @@ bool oneflow::kernels::dnnlConv2dF32(const float *x, const float *w,
   return run(x, w, bias, y, s, ConvKind::Forward, path);
 }
 
-bool oneflow::kernels::dnnlConv2dConstantWeightsF32(
-    const float *x, const float *w, const float *bias, float *y,
-    const ConvShape &s, ConvPath path) {
+bool oneflow::kernels::dnnlConv2dConstantWeightsF32(const float *x,
+                                                    const float *w,
+                                                    const float *bias, float *y,
+                                                    const ConvShape &s,
+                                                    ConvPath path) {
   return run(x, w, bias, y, s, ConvKind::Forward, path,
              /*weightsConstant=*/true);
 }

@@ -7,8 +7,8 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
-#include <ostream>
 #include <list>
+#include <ostream>
 #include <random>
 #include <vector>
 

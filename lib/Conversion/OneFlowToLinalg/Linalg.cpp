@@ -186,11 +186,11 @@ struct ConvLowering : public OpConversionPattern<OpTy> {
     if constexpr (!transposed)
       if (op.getConstantWeight() && suffix == "f32")
         name = "oneflow_conv2d_constant_weight_f32";
-    rewriter.replaceOp(
-        op, buildLibraryCall(rewriter, op.getLoc(), name,
-                             {adaptor.getX(), adaptor.getWeight(),
-                              adaptor.getBias()},
-                             {resultType}, scalars));
+    rewriter.replaceOp(op,
+                       buildLibraryCall(rewriter, op.getLoc(), name,
+                                        {adaptor.getX(), adaptor.getWeight(),
+                                         adaptor.getBias()},
+                                        {resultType}, scalars));
     return success();
   }
 };
