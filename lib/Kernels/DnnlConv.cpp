@@ -253,12 +253,12 @@ void execute(const ConvPrimitive &p, const float *x, const float *w,
              const float *bias, float *y, bool weightsConstant = false) {
   const void *reorderedWeights =
       weightsConstant ? constantWeights(p, w) : nullptr;
+  bool reorderWeights = p.toWeights && !reorderedWeights;
   dnnl::engine &engine = cpuEngine();
   thread_local dnnl::stream stream(engine);
   // Work space layout: scratchpad, then whichever operands need reordering.
   size_t srcBytes = p.toSrc ? rounded(p.convSrc.get_size()) : 0;
-  size_t weightBytes =
-      p.toWeights && !reorderedWeights ? rounded(p.convWeights.get_size()) : 0;
+  size_t weightBytes = reorderWeights ? rounded(p.convWeights.get_size()) : 0;
   size_t dstBytes = p.fromDst ? rounded(p.convDst.get_size()) : 0;
   size_t scratchBytes = rounded(p.scratchpadBytes);
   char *space = workspace(scratchBytes + srcBytes + weightBytes + dstBytes);
@@ -279,11 +279,11 @@ void execute(const ConvPrimitive &p, const float *x, const float *w,
   memory convWeights =
       reorderedWeights
           ? memory(p.convWeights, engine, const_cast<void *>(reorderedWeights))
-          : place(bool(p.toWeights), p.convWeights, p.weights, w, weightBytes);
+          : place(reorderWeights, p.convWeights, p.weights, w, weightBytes);
   memory convDst = place(bool(p.fromDst), p.convDst, p.dst, y, dstBytes);
   if (p.toSrc)
     p.toSrc.execute(stream, src, convSrc);
-  if (p.toWeights && !reorderedWeights)
+  if (reorderWeights)
     p.toWeights.execute(stream, weights, convWeights);
   int srcArg = DNNL_ARG_SRC, weightsArg = DNNL_ARG_WEIGHTS,
       dstArg = DNNL_ARG_DST;
