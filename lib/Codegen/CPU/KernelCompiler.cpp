@@ -81,11 +81,15 @@ static constexpr llvm::StringLiteral kGpuLoopsOnCpuPipeline =
 /// The plan gives every argument of a kernel its own register, so no two
 /// buffer arguments overlap; telling LLVM so lets it keep accumulators in
 /// registers and vectorize without run-time checks. The exception: a result
-/// updated in place (its out-parameter is the buffer of the argument it
-/// updates). Where bufferization wrote it into that argument, only the copy
-/// of the argument onto the out-parameter remains, which is dropped (the
-/// out-parameter is then never touched); otherwise both stay without
-/// noalias.
+/// updated in place, whose out-parameter is the very buffer of the argument
+/// it updates. Where bufferization wrote it into that argument, only the
+/// copy of the argument onto the out-parameter remains, which is dropped.
+/// Otherwise the kernel's stores go through the out-parameter and its loads
+/// through the argument: two pointers LLVM must check at run time, and, as
+/// they are equal, the check always sends the loop to its scalar version.
+/// The out-parameter's uses then take the argument (the same address, so
+/// nothing changes but what LLVM can see). Either way the out-parameter is
+/// never touched and both keep noalias.
 static void markBuffersNoAlias(ModuleOp module) {
   auto noalias = UnitAttr::get(module.getContext());
   for (auto func : module.getOps<func::FuncOp>()) {
@@ -106,6 +110,10 @@ static void markBuffersNoAlias(ModuleOp module) {
                         : memref::CopyOp();
         if (copy && copy.getSource() == argument && copy.getTarget() == out) {
           copy.erase();
+          continue;
+        }
+        if (out.getType() == argument.getType()) {
+          out.replaceAllUsesWith(argument);
           continue;
         }
         mayAlias.insert(argNumber);
