@@ -138,7 +138,8 @@ void readDevice(Reader &in, const json::Object &device, Cluster &cluster) {
   in.noOtherKeys(device,
                  {"kind", "peak_flops", "gemm_efficiency", "conv_efficiency",
                   "concurrent_ranks", "vector_flops", "memory_bandwidth",
-                  "memory_capacity", "kernel_overhead"},
+                  "memory_capacity", "kernel_overhead", "stream_handoff",
+                  "shared_cpu_switch"},
                  path);
   cluster.kind = in.string(in.get(device, "kind", path), "device.kind");
   if (!in.failed() && cluster.kind != "gpu" && cluster.kind != "cpu")
@@ -188,6 +189,13 @@ void readDevice(Reader &in, const json::Object &device, Cluster &cluster) {
     in.fail("device.memory_capacity", "expected a positive number");
   cluster.kernelOverhead = in.number(in.get(device, "kernel_overhead", path),
                                      "device.kernel_overhead", false);
+  if (const json::Value *handoff = device.get("stream_handoff");
+      handoff && !in.failed())
+    cluster.streamHandoff = in.number(handoff, "device.stream_handoff", false);
+  if (const json::Value *shared = device.get("shared_cpu_switch");
+      shared && !in.failed())
+    cluster.sharedCpuSwitch =
+        in.number(shared, "device.shared_cpu_switch", false);
 }
 
 void readLinks(Reader &in, const json::Value &value, Cluster &cluster) {

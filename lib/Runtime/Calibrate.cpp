@@ -13,12 +13,16 @@
 #include "oneflow/Runtime/KernelLibrary.h"
 
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
 #include <cmath>
 #include <cstdlib>
+#include <cstring>
 #include <ctime>
 #include <filesystem>
 #include <memory>
+
+#include <sched.h>
 
 namespace oneflow {
 namespace runtime {
@@ -172,8 +176,10 @@ double gemmSeconds(KernelFn gemm, const Shape &shape, size_t elementSize,
   return elementSize == 4 ? run(float()) : run(double());
 }
 
-/// The chain of `tasks` empty kernels on one stream that measures a firing.
-plan::Plan firingPlan(const std::string &library, int tasks) {
+/// The chain of `tasks` empty kernels that measures a firing: on one
+/// stream, or alternating between the compute and comm streams (each
+/// firing then wakes the other thread).
+plan::Plan firingPlan(const std::string &library, int tasks, bool alternate) {
   plan::Plan plan;
   plan.set_version(1);
   plan.set_num_ranks(1);
@@ -191,7 +197,7 @@ plan::Plan firingPlan(const std::string &library, int tasks) {
     task->set_id(t);
     task->set_kind(plan::KERNEL);
     task->set_name("noop " + std::to_string(t));
-    task->set_stream("compute");
+    task->set_stream(alternate && t % 2 ? "comm" : "compute");
     task->set_kernel_symbol("oneflow_calibrate_noop");
     if (t > 0)
       task->add_in_regsts(t - 1);
@@ -208,7 +214,7 @@ Expected<double> firingSeconds(const std::string &library, bool quick,
                                Share &share) {
   const int tasks = 100, steps = quick ? 200 : 2000, runs = quick ? 3 : 7;
   Expected<std::unique_ptr<Executor>> executor =
-      Executor::create(firingPlan(library, tasks), ".");
+      Executor::create(firingPlan(library, tasks, false), ".");
   if (!executor.ok())
     return executor.error();
   std::vector<double> perFiring;
@@ -225,6 +231,31 @@ Expected<double> firingSeconds(const std::string &library, bool quick,
     share.cpu += end.cpu - start.cpu;
   }
   return median(perFiring);
+}
+
+/// Wall seconds per firing of the chain alternating between two streams,
+/// less `firing`: what a handoff to another thread adds (its wake-up),
+/// the median of several runs.
+Expected<double> handoffSeconds(const std::string &library, bool quick,
+                                double firing) {
+  const int tasks = 100, steps = quick ? 20 : 200, runs = quick ? 3 : 7;
+  Expected<std::unique_ptr<Executor>> executor =
+      Executor::create(firingPlan(library, tasks, true), ".");
+  if (!executor.ok())
+    return executor.error();
+  std::vector<double> perHandoff;
+  for (int r = 0; r < runs; ++r) {
+    RunOptions options;
+    options.steps = steps;
+    Clocks start = Clocks::now();
+    if (Status status = (*executor)->run(options, InputFeed(), OutputSink());
+        !status.ok())
+      return status;
+    Clocks end = Clocks::now();
+    perHandoff.push_back(std::max(
+        0.0, (end.wall - start.wall) / double(steps * tasks) - firing));
+  }
+  return median(perHandoff);
 }
 
 } // namespace
@@ -313,6 +344,34 @@ measureDevice(const CalibrationOptions &options,
   if (!firing.ok())
     return firing.error();
   timings.firingSeconds = *firing;
+  progress("stream handoff");
+  sync();
+  Expected<double> handoff = handoffSeconds(path, quick, *firing);
+  if (!handoff.ok())
+    return handoff.error();
+  timings.handoffSeconds = *handoff;
+  if (options.localRanks >= 2) {
+    // Every rank of this machine on its first allowed CPU: the chains of
+    // all ranks share it, and each handoff switches between processes.
+    progress("switches on a shared CPU");
+    cpu_set_t allowed, first;
+    if (sched_getaffinity(0, sizeof(allowed), &allowed) != 0)
+      return makeError("cannot read the CPU affinity: ", std::strerror(errno));
+    CPU_ZERO(&first);
+    for (int cpu = 0; cpu < CPU_SETSIZE; ++cpu)
+      if (CPU_ISSET(cpu, &allowed)) {
+        CPU_SET(cpu, &first);
+        break;
+      }
+    sync();
+    if (sched_setaffinity(0, sizeof(first), &first) != 0)
+      return makeError("cannot bind to one CPU: ", std::strerror(errno));
+    Expected<double> shared = handoffSeconds(path, quick, *firing);
+    sched_setaffinity(0, sizeof(allowed), &allowed);
+    if (!shared.ok())
+      return shared.error();
+    timings.sharedSwitchSeconds = *shared / options.localRanks;
+  }
   timings.cpuShare = share.wall > 0 ? share.cpu / share.wall : 1;
   return timings;
 }

@@ -110,7 +110,8 @@ std::string serialize(const DeviceTimings &timings) {
   out.precision(17);
   out << timings.peakF64 << ' ' << timings.vectorFlops << ' '
       << timings.bandwidth << ' ' << timings.cacheBandwidth << ' '
-      << timings.firingSeconds << ' ' << timings.cpuShare << ' '
+      << timings.firingSeconds << ' ' << timings.handoffSeconds << ' '
+      << timings.sharedSwitchSeconds << ' ' << timings.cpuShare << ' '
       << timings.gemmF32.size();
   for (const GemmTiming &gemm : timings.gemmF32)
     out << ' ' << gemm.shape << ' ' << gemm.flops << ' ' << gemm.throughput;
@@ -122,8 +123,9 @@ DeviceTimings deserialize(const std::string &text) {
   DeviceTimings timings;
   size_t shapes = 0;
   in >> timings.peakF64 >> timings.vectorFlops >> timings.bandwidth >>
-      timings.cacheBandwidth >> timings.firingSeconds >> timings.cpuShare >>
-      shapes;
+      timings.cacheBandwidth >> timings.firingSeconds >>
+      timings.handoffSeconds >> timings.sharedSwitchSeconds >>
+      timings.cpuShare >> shapes;
   timings.gemmF32.resize(shapes);
   for (GemmTiming &gemm : timings.gemmF32)
     in >> gemm.shape >> gemm.flops >> gemm.throughput;
@@ -147,6 +149,10 @@ DeviceTimings combine(const std::vector<DeviceTimings> &ranks) {
       over([](const DeviceTimings &t) { return t.cacheBandwidth; });
   result.firingSeconds =
       over([](const DeviceTimings &t) { return t.firingSeconds; });
+  result.handoffSeconds =
+      over([](const DeviceTimings &t) { return t.handoffSeconds; });
+  result.sharedSwitchSeconds =
+      over([](const DeviceTimings &t) { return t.sharedSwitchSeconds; });
   result.cpuShare = over([](const DeviceTimings &t) { return t.cpuShare; });
   for (size_t i = 0; i < result.gemmF32.size(); ++i)
     result.gemmF32[i].throughput =
@@ -208,6 +214,11 @@ std::string describeSources(const CalibrationOptions &options,
       << " on this machine. "
       << "kernel_overhead: a chain of 100 empty kernels on one stream run by "
          "the Executor, per firing. "
+      << "stream_handoff: the same chain alternating between the compute "
+         "and comm streams, wall time per firing less kernel_overhead. "
+      << "shared_cpu_switch: that chain run by all ranks of this machine "
+         "bound to one CPU, wall time per firing less kernel_overhead, over "
+         "the ranks. "
       << linkText;
   return out.str();
 }
@@ -277,6 +288,9 @@ std::string summaryTable(const ClusterDescription &cluster,
   row("memory capacity",
       format("%.1f GiB per rank", double(cluster.memoryCapacity) / (1 << 30)));
   row("kernel overhead", format("%.1f ns", cluster.kernelOverhead * 1e9));
+  row("stream handoff", format("%.2f us", cluster.streamHandoff * 1e6));
+  if (cluster.sharedCpuSwitch > 0)
+    row("shared CPU switch", format("%.2f us", cluster.sharedCpuSwitch * 1e6));
   row("cores' time", format("%.0f%% (CPU time / wall time while measuring)",
                             device.cpuShare * 100));
   for (const LinkLevel &link : cluster.links)
@@ -304,7 +318,10 @@ std::string timingsJson(const DeviceTimings &device,
          ", \"vector_flops_per_s\": " + number(device.vectorFlops) +
          ", \"triad_bytes_per_s\": " + number(device.bandwidth) +
          ", \"cached_triad_bytes_per_s\": " + number(device.cacheBandwidth) +
-         ", \"firing_seconds\": " + number(device.firingSeconds) + "}\n";
+         ", \"firing_seconds\": " + number(device.firingSeconds) +
+         ", \"handoff_seconds\": " + number(device.handoffSeconds) +
+         ", \"shared_switch_seconds\": " + number(device.sharedSwitchSeconds) +
+         "}\n";
   for (const LinkTiming &link : links) {
     auto [c1, c2] = ringCoefficients(link.kind, link.ranks);
     out += "{\"collective\": \"" + collectiveKindName(link.kind) +
@@ -326,6 +343,8 @@ Expected<Calibration> calibrate(const CalibrationOptions &options,
   const bool root = !world || world->rank() == 0;
   const int ranks = world ? world->size() : 1;
   const int localRanks = world ? world->localSize() : 1;
+  CalibrationOptions measuring = options;
+  measuring.localRanks = localRanks;
   const std::string when = utcNow();
   const double loadBefore = loadAverage();
   auto progress = [&](const std::string &what) {
@@ -337,7 +356,7 @@ Expected<Calibration> calibrate(const CalibrationOptions &options,
       world->barrier();
   };
 
-  Expected<DeviceTimings> measured = measureDevice(options, sync, progress);
+  Expected<DeviceTimings> measured = measureDevice(measuring, sync, progress);
   Status status = measured.ok() ? Status::success() : measured.error();
   if (world)
     status = world->agree(status);
@@ -379,6 +398,8 @@ Expected<Calibration> calibrate(const CalibrationOptions &options,
   cluster.memoryBandwidth = roundSignificant(device.bandwidth);
   cluster.memoryCapacity = physicalMemory() / localRanks;
   cluster.kernelOverhead = roundSignificant(device.firingSeconds, 3);
+  cluster.streamHandoff = roundSignificant(device.handoffSeconds, 3);
+  cluster.sharedCpuSwitch = roundSignificant(device.sharedSwitchSeconds, 3);
 
   std::string linkText;
   std::optional<AlphaBeta> fit;

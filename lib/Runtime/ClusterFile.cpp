@@ -77,6 +77,10 @@ Status validateCluster(const ClusterDescription &cluster) {
   check(cluster.memoryCapacity > 0, "device.memory_capacity must be positive");
   check(positive(cluster.kernelOverhead),
         "device.kernel_overhead must be positive");
+  check(std::isfinite(cluster.streamHandoff) && cluster.streamHandoff >= 0,
+        "device.stream_handoff must not be negative");
+  check(std::isfinite(cluster.sharedCpuSwitch) && cluster.sharedCpuSwitch >= 0,
+        "device.shared_cpu_switch must not be negative");
   check(!cluster.links.empty(), "links is empty");
   for (size_t i = 0; i < cluster.links.size(); ++i) {
     const LinkLevel &link = cluster.links[i];
@@ -120,8 +124,12 @@ std::string clusterToJson(const ClusterDescription &cluster) {
   out += "    \"memory_bandwidth\": " + number(cluster.memoryBandwidth) + ",\n";
   out += "    \"memory_capacity\": " + std::to_string(cluster.memoryCapacity) +
          ",\n";
-  out += "    \"kernel_overhead\": " + number(cluster.kernelOverhead) +
-         "\n  },\n  \"links\": [";
+  out += "    \"kernel_overhead\": " + number(cluster.kernelOverhead);
+  if (cluster.streamHandoff > 0)
+    out += ",\n    \"stream_handoff\": " + number(cluster.streamHandoff);
+  if (cluster.sharedCpuSwitch > 0)
+    out += ",\n    \"shared_cpu_switch\": " + number(cluster.sharedCpuSwitch);
+  out += "\n  },\n  \"links\": [";
   for (size_t i = 0; i < cluster.links.size(); ++i) {
     const LinkLevel &link = cluster.links[i];
     out += std::string(i ? "," : "") + "\n    {\"name\": " + string(link.name) +

@@ -13,7 +13,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "oneflow/Runtime/PlanGraph.h"
+#include "oneflow/Runtime/PlanRoles.h"
 
 #include <map>
 #include <set>

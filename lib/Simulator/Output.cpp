@@ -84,6 +84,8 @@ static void appendJsonString(std::string &out, llvm::StringRef text) {
 
 std::string oneflow::simulator::traceToJson(const Report &report,
                                             const plan::Plan &plan) {
+  const plan::Plan &replayed =
+      report.expandedPlan ? *report.expandedPlan : plan;
   std::vector<TraceEvent> events = report.trace;
   std::stable_sort(events.begin(), events.end(),
                    [](const TraceEvent &a, const TraceEvent &b) {
@@ -92,7 +94,7 @@ std::string oneflow::simulator::traceToJson(const Report &report,
   std::string out = "[";
   char number[64];
   for (size_t i = 0; i < events.size(); ++i) {
-    const plan::Task &task = plan.tasks(events[i].taskIndex);
+    const plan::Task &task = replayed.tasks(events[i].taskIndex);
     out += i ? ",\n{\"name\": " : "\n{\"name\": ";
     appendJsonString(out, task.name());
     // Microseconds with three decimals, as oneflow-run writes them.

@@ -7,14 +7,21 @@
 // left unfinished when nothing can advance is a deadlock, and its cycle of
 // waits is read off the blocked tasks.
 //
+// Ranks that share CPUs (more on a node than it runs at full speed) are the
+// exception: there the order in time decides which thread a CPU runs, so
+// that replay is an event queue (runOnSharedCpus).
+//
 //===----------------------------------------------------------------------===//
 
 #include "oneflow/Simulator/Simulator.h"
 
 #include "oneflow/Cost/CostModel.h"
+#include "oneflow/Runtime/PlanRoles.h"
 
 #include <algorithm>
+#include <deque>
 #include <map>
+#include <queue>
 #include <unordered_map>
 
 using namespace oneflow;
@@ -47,6 +54,14 @@ struct TaskState {
   bool done = false;
   int partner = -1; // SEND <-> RECV
   int group = -1;   // matched collectives: index into Replay::groups
+  // Shared CPUs: posted by its thread (a SEND, RECV or collective); a
+  // RECV's copy or a collective member's share of the work is pending.
+  bool posted = false;
+  bool partPending = false;
+  // Shared CPUs: another thread of its rank woke its thread up (which
+  // costs CPU time first), and that switch is running before a post.
+  bool woken = false;
+  bool posting = false;
 };
 
 struct Stream {
@@ -62,6 +77,31 @@ struct Group {
   std::vector<int> members;
   size_t expected = 0;
   size_t arrived = 0;
+  // Shared CPUs: when the last member posted it, the members' shares of
+  // the work still running, and when the last one ended.
+  double start = 0;
+  size_t partsLeft = 0;
+  double partsEnd = 0;
+};
+
+/// A CPU that ranks share: it runs one thread's work at a time, and a
+/// thread keeps it until it blocks (what bound ranks at real-time priority
+/// do: a woken thread does not preempt a running one of equal priority).
+struct Cpu {
+  int owner = -1;          // the stream whose thread runs, -1: idle
+  std::deque<int> waiting; // streams whose threads want it, in order
+};
+
+/// Shared CPUs' event queue: a thread asks for its CPU, or its work ends.
+struct Event {
+  double time;
+  bool asks; // ends sort first at equal times: a running thread goes on
+  uint64_t sequence;
+  int stream;
+  bool operator>(const Event &other) const {
+    return std::tie(time, asks, sequence) >
+           std::tie(other.time, other.asks, other.sequence);
+  }
 };
 
 llvm::Error planError(const std::string &message) {
@@ -73,7 +113,11 @@ class Replay {
 public:
   Replay(const plan::Plan &plan, const cost::Cluster &cluster)
       : plan(plan), cluster(cluster), cudaTransfers(plan.device() == "cuda"),
-        tasks(plan.tasks_size()) {}
+        cpus(sharedCpus(plan, cluster)), tasks(plan.tasks_size()) {}
+
+  /// How many CPUs the plan's ranks share (rank r bound to CPU r mod
+  /// that, as oneflow-run binds them), or 0: a rank runs at full speed.
+  static int sharedCpus(const plan::Plan &plan, const cost::Cluster &cluster);
 
   llvm::Error index();
   llvm::Error run();
@@ -107,11 +151,24 @@ private:
     return task.stream();
   }
   void push(int stream) {
+    if (cpus > 0)
+      return wake(stream);
     if (!queued[stream]) {
       queued[stream] = true;
       work.push_back(stream);
     }
   }
+  llvm::Error runOnSharedCpus();
+  bool makeReady(int stream);
+  void wake(int stream);
+  void ask(int stream, double time);
+  void grant(int stream, double time);
+  void post(int stream, double time);
+  void finishWork(int stream, double time);
+  void release(int stream, double time);
+  void postTransfer(int send, int recv, bool receiverRuns);
+  Cpu &cpuOf(int stream) { return cpuState[streams[stream].rank % cpus]; }
+  void setReady(TaskState &state, const Stream &stream) const;
   void advance(int stream);
   void arrive(int t);
   void settle(int t, double start, double end);
@@ -123,6 +180,8 @@ private:
   /// CUDA plans: a send blocks its direction's stream until it is received
   /// (ncclSend); MPI sends only post (MPI_Isend).
   bool cudaTransfers = false;
+  /// Ranks sharing CPUs: how many (rank r runs on CPU r mod cpus), else 0.
+  int cpus = 0;
   std::vector<TaskState> tasks;
   std::vector<Stream> streams;
   std::vector<Group> groups;
@@ -130,10 +189,28 @@ private:
   std::vector<int> work;
   std::vector<char> queued;
   size_t finished = 0;
+  std::vector<Cpu> cpuState;
+  std::priority_queue<Event, std::vector<Event>, std::greater<Event>> events;
+  uint64_t nextEvent = 0;
 };
 
+int Replay::sharedCpus(const plan::Plan &plan, const cost::Cluster &cluster) {
+  // A CUDA plan's ranks each have a GPU.
+  if (plan.device() == "cuda" || cluster.sharingFactor(plan.num_ranks()) <= 1)
+    return 0;
+  // Ranks of several nodes share each node's CPUs: only one node is
+  // modelled as CPUs.
+  if (cluster.links.front().devices != 0 &&
+      plan.num_ranks() > cluster.links.front().devices)
+    return 0;
+  return int(cluster.concurrentRanks);
+}
+
 double Replay::costOf(const plan::Task &task) const {
-  // Ranks beyond what a node runs at full speed share its cores.
+  // Ranks beyond what a node runs at full speed share its cores: on shared
+  // CPUs the replay runs them in turn, else each task takes longer.
+  if (cpus > 0)
+    return unsharedCostOf(task);
   return cluster.sharingFactor(plan.num_ranks()) * unsharedCostOf(task);
 }
 
@@ -273,6 +350,22 @@ llvm::Error Replay::index() {
   return llvm::Error::success();
 }
 
+/// A task can start when its stream is free and its dependencies ended;
+/// when the last of them ran on another stream (thread) of the rank, that
+/// thread must first wake this one up.
+/// On shared CPUs the wake-up is CPU time of the woken thread instead
+/// (grant).
+void Replay::setReady(TaskState &state, const Stream &stream) const {
+  bool handoff =
+      state.depsCause >= 0 && tasks[state.depsCause].stream != state.stream;
+  double depsReady =
+      state.depsEnd + (handoff && cpus == 0 ? cluster.streamHandoff : 0);
+  bool byDeps = state.depsCause >= 0 && depsReady > stream.free;
+  state.ready = byDeps ? depsReady : stream.free;
+  state.cause = byDeps ? state.depsCause : stream.last;
+  state.woken = byDeps && handoff;
+}
+
 void Replay::settle(int t, double start, double end) {
   TaskState &state = tasks[t];
   state.start = start;
@@ -340,9 +433,7 @@ void Replay::advance(int s) {
     if (state.depsLeft > 0)
       return;
     if (state.ready < 0) {
-      bool byDeps = state.depsCause >= 0 && state.depsEnd > stream.free;
-      state.ready = byDeps ? state.depsEnd : stream.free;
-      state.cause = byDeps ? state.depsCause : stream.last;
+      setReady(state, stream);
       arrive(t);
     }
     // An MPI send frees its stream once posted; the rest once they ended.
@@ -359,6 +450,8 @@ void Replay::advance(int s) {
 }
 
 llvm::Error Replay::run() {
+  if (cpus > 0)
+    return runOnSharedCpus();
   queued.assign(streams.size(), false);
   for (size_t s = streams.size(); s-- > 0;)
     push(int(s));
@@ -367,6 +460,201 @@ llvm::Error Replay::run() {
     work.pop_back();
     queued[s] = false;
     advance(s);
+  }
+  if (finished == tasks.size())
+    return llvm::Error::success();
+  return llvm::createStringError(llvm::inconvertibleErrorCode(), deadlock());
+}
+
+//===----------------------------------------------------------------------===//
+// Shared CPUs
+//===----------------------------------------------------------------------===//
+//
+// Each stream is a thread of its rank, and the rank's threads run on its
+// CPU. A thread asks for the CPU when its next task is ready; the CPU runs
+// one thread at a time, first come first served, and the running thread
+// keeps it while it has work ready when its task ends. A KERNEL (any local
+// task) runs on the CPU for its cost. A SEND, RECV or collective is posted
+// by its thread on the CPU (taking no time), after which the thread blocks
+// and gives the CPU up: a SEND's stream goes on at once (MPI_Isend), the
+// others wait for their peers. The copies are CPU work too: once both
+// sides of a transfer posted it, the receiver's thread copies (its CPU for
+// the transfer's cost); once every member posted a collective, each one's
+// thread does its share (its CPU for its cost), and the collective ends
+// for all when the last share ends. A rank whose partner's CPU runs
+// another rank's long chain of kernels thus waits for it, as it does on
+// the machine.
+
+/// Sets when `s`'s next task is ready, if its dependencies are met and it
+/// was not set yet; says whether it did.
+bool Replay::makeReady(int s) {
+  Stream &stream = streams[s];
+  if (stream.next >= stream.tasks.size())
+    return false;
+  TaskState &state = tasks[stream.tasks[stream.next]];
+  if (state.depsLeft > 0 || state.ready >= 0)
+    return false;
+  setReady(state, stream);
+  return true;
+}
+
+void Replay::wake(int s) {
+  if (makeReady(s))
+    ask(s, tasks[streams[s].tasks[streams[s].next]].ready);
+}
+
+void Replay::ask(int s, double time) {
+  events.push({time, true, nextEvent++, s});
+}
+
+/// Gives `s`'s thread its CPU at `time` and starts what it asked for.
+void Replay::grant(int s, double time) {
+  cpuOf(s).owner = s;
+  TaskState &state = tasks[streams[s].tasks[streams[s].next]];
+  // A thread another one woke up first spends the switch on its CPU.
+  double wake = !state.woken                  ? 0
+                : cluster.sharedCpuSwitch > 0 ? cluster.sharedCpuSwitch
+                                              : cluster.streamHandoff;
+  state.woken = false;
+  if (state.partPending || state.kind == Kind::Local) {
+    if (!state.partPending)
+      state.start = time + wake;
+    events.push({time + wake + state.cost, false, nextEvent++, s});
+  } else if (wake > 0) {
+    state.posting = true;
+    events.push({time + wake, false, nextEvent++, s});
+  } else {
+    post(s, time);
+  }
+}
+
+/// `s`'s thread posts its transfer or collective at `time`.
+void Replay::post(int s, double time) {
+  Stream &stream = streams[s];
+  int t = stream.tasks[stream.next];
+  TaskState &state = tasks[t];
+  state.posting = false;
+  state.posted = true;
+  state.ready = time;
+  switch (state.kind) {
+  case Kind::Send:
+    if (tasks[state.partner].posted)
+      postTransfer(t, state.partner, /*receiverRuns=*/false);
+    // MPI_Isend: the thread goes on.
+    stream.free = time;
+    stream.last = t;
+    ++stream.next;
+    break;
+  case Kind::Recv:
+    if (tasks[state.partner].posted)
+      postTransfer(state.partner, t, /*receiverRuns=*/true);
+    break;
+  case Kind::Collective: {
+    Group &group = groups[state.group];
+    if (++group.arrived == group.expected) {
+      group.start = time;
+      group.partsLeft = group.members.size();
+      for (int member : group.members) {
+        tasks[member].partPending = true;
+        if (member != t)
+          ask(tasks[member].stream, time);
+      }
+    }
+    break;
+  }
+  case Kind::Local:
+    break;
+  }
+  // The thread that completed a transfer or a collective by posting it
+  // does its share at once.
+  if (state.partPending)
+    events.push({time + state.cost, false, nextEvent++, s});
+  else
+    release(s, time);
+}
+
+/// Both sides posted: the receiver's thread copies (it asks for its CPU
+/// unless it is the one running).
+void Replay::postTransfer(int send, int recv, bool receiverRuns) {
+  double start = std::max(tasks[send].ready, tasks[recv].ready);
+  tasks[recv].start = start;
+  tasks[recv].partPending = true;
+  if (!receiverRuns)
+    ask(tasks[recv].stream, start);
+}
+
+/// The work `s`'s thread ran ends at `time`.
+void Replay::finishWork(int s, double time) {
+  Stream &stream = streams[s];
+  int t = stream.tasks[stream.next];
+  TaskState &state = tasks[t];
+  auto moveOn = [&](int task, double end) {
+    Stream &its = streams[tasks[task].stream];
+    its.free = end;
+    its.last = task;
+    ++its.next;
+  };
+  if (state.posting)
+    return post(s, time);
+  if (!state.partPending) {
+    settle(t, state.start, time);
+    moveOn(t, time);
+  } else if (state.kind == Kind::Recv) {
+    state.partPending = false;
+    settle(state.partner, state.start, time);
+    settle(t, state.start, time);
+    moveOn(t, time);
+  } else {
+    state.partPending = false;
+    Group &group = groups[state.group];
+    group.partsEnd = std::max(group.partsEnd, time);
+    if (--group.partsLeft == 0) {
+      for (int member : group.members)
+        settle(member, group.start, group.partsEnd);
+      for (int member : group.members) {
+        moveOn(member, group.partsEnd);
+        if (tasks[member].stream != s)
+          wake(tasks[member].stream);
+      }
+    }
+  }
+  release(s, time);
+}
+
+/// `s`'s thread goes on if its next task is ready now; else it gives its
+/// CPU to the thread that asked first.
+void Replay::release(int s, double time) {
+  Cpu &cpu = cpuOf(s);
+  if (makeReady(s)) {
+    double ready = tasks[streams[s].tasks[streams[s].next]].ready;
+    if (ready <= time)
+      return grant(s, time);
+    ask(s, ready);
+  }
+  cpu.owner = -1;
+  if (!cpu.waiting.empty()) {
+    int next = cpu.waiting.front();
+    cpu.waiting.pop_front();
+    grant(next, time);
+  }
+}
+
+llvm::Error Replay::runOnSharedCpus() {
+  cpuState.assign(cpus, Cpu());
+  for (size_t s = 0; s < streams.size(); ++s)
+    wake(int(s));
+  while (!events.empty()) {
+    Event event = events.top();
+    events.pop();
+    if (!event.asks) {
+      finishWork(event.stream, event.time);
+      continue;
+    }
+    Cpu &cpu = cpuOf(event.stream);
+    if (cpu.owner < 0)
+      grant(event.stream, event.time);
+    else
+      cpu.waiting.push_back(event.stream);
   }
   if (finished == tasks.size())
     return llvm::Error::success();
@@ -488,6 +776,11 @@ void Replay::fill(Report &report, bool trace) const {
   auto explain = [&](int d, double a, double b) {
     while (d >= 0 && a < b) {
       const TaskState &state = tasks[d];
+      // A thread's wake-up after its input's task ended on another stream.
+      if (state.end < b) {
+        split.communication += overlap(a, b, state.end, b);
+        b = std::max(a, state.end);
+      }
       switch (state.kind) {
       case Kind::Recv:
         split.communication += overlap(a, b, state.start, state.end);
@@ -514,9 +807,13 @@ void Replay::fill(Report &report, bool trace) const {
   double busy = 0, free = 0;
   if (compute >= 0) {
     for (int t : streams[compute].tasks) {
-      explain(tasks[t].cause, free, tasks[t].start);
-      busy += tasks[t].end - tasks[t].start;
-      free = tasks[t].end;
+      const TaskState &task = tasks[t];
+      // On shared CPUs a ready task may wait for its CPU, which meanwhile
+      // computes for another rank: compute too.
+      double from = task.kind == Kind::Local ? task.ready : task.start;
+      explain(task.cause, free, from);
+      busy += task.end - from;
+      free = task.end;
     }
   }
   explain(lastTask, free, report.stepSeconds);
@@ -529,12 +826,22 @@ llvm::Expected<Report>
 oneflow::simulator::simulate(const plan::Plan &plan,
                              const cost::Cluster &cluster,
                              const Options &options) {
-  Replay replay(plan, cluster);
+  Report report;
+  const plan::Plan *replayed = &plan;
+  // The members of a role that share CPUs do not run alike: each waits for
+  // the CPU the others hold. They are replayed rank by rank.
+  if (plan.roles_size() > 0 && Replay::sharedCpus(plan, cluster) > 0) {
+    auto expanded = std::make_shared<plan::Plan>(plan);
+    if (runtime::Status status = runtime::expandRoles(*expanded); !status.ok())
+      return planError(status.message());
+    report.expandedPlan = expanded;
+    replayed = expanded.get();
+  }
+  Replay replay(*replayed, cluster);
   if (llvm::Error error = replay.index())
     return error;
   if (llvm::Error error = replay.run())
     return error;
-  Report report;
   report.cluster = cluster.name;
   replay.fill(report, options.trace);
   report.roles = roleMemory(plan, cluster);

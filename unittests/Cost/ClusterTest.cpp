@@ -193,6 +193,19 @@ TEST(Cluster, ConvolutionCurvesAndSharedNodes) {
   EXPECT_EQ(errorOf(file(device("\"vector_flops\"", "\"concurrent_ranks\": 0, "
                                                     "\"vector_flops\""))),
             "x.json: device.concurrent_ranks: expected a positive number");
+
+  // The wake-up of a thread by another: optional, 0 without the keys.
+  Cluster handoff = cantFail(parseCluster(
+      file(device("\"vector_flops\"", "\"stream_handoff\": 5e-6, "
+                                      "\"shared_cpu_switch\": 8e-6, "
+                                      "\"vector_flops\"")),
+      "x.json"));
+  EXPECT_EQ(handoff.streamHandoff, 5e-6);
+  EXPECT_EQ(handoff.sharedCpuSwitch, 8e-6);
+  EXPECT_EQ(cantFail(parseCluster(file(), "x.json")).streamHandoff, 0);
+  EXPECT_EQ(errorOf(file(device("\"vector_flops\"", "\"stream_handoff\": -1, "
+                                                    "\"vector_flops\""))),
+            "x.json: device.stream_handoff: expected a number >= 0");
 }
 
 TEST(Cluster, PeakPerElementType) {

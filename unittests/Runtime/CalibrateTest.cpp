@@ -248,6 +248,19 @@ TEST(Calibrate, JsonHasExactlyTheKeysOfTheFormat) {
                    "vector_flops", "memory_bandwidth", "memory_capacity",
                    "kernel_overhead"}));
   EXPECT_EQ(sharedDevice.find("concurrent_ranks")->asInteger(), 2);
+
+  // And the wake-up of a thread by another: after the overhead.
+  cluster.streamHandoff = 5.78e-6;
+  cluster.sharedCpuSwitch = 7.91e-6;
+  Expected<JsonValue> handoff = parseJson(clusterToJson(cluster));
+  ASSERT_TRUE(handoff.ok()) << handoff.error().message();
+  const JsonValue &handoffDevice = *handoff->find("device");
+  EXPECT_EQ(keys(handoffDevice),
+            (Names{"kind", "peak_flops", "gemm_efficiency", "concurrent_ranks",
+                   "vector_flops", "memory_bandwidth", "memory_capacity",
+                   "kernel_overhead", "stream_handoff", "shared_cpu_switch"}));
+  EXPECT_EQ(handoffDevice.find("stream_handoff")->asDouble(), 5.78e-6);
+  EXPECT_EQ(handoffDevice.find("shared_cpu_switch")->asDouble(), 7.91e-6);
 }
 
 TEST(Calibrate, NumbersRoundTripExactly) {
@@ -272,6 +285,8 @@ TEST(Calibrate, ValidationListsEveryProblem) {
   cluster.vectorFlops = -1;
   cluster.memoryBandwidth = std::nan("");
   cluster.kernelOverhead = 0;
+  cluster.streamHandoff = -1e-6;
+  cluster.sharedCpuSwitch = std::nan("");
   cluster.links = {{"shared memory", 0, 1e-6, 1e9}, {"network", 2, 0, 1e9}};
   Status status = validateCluster(cluster);
   ASSERT_FALSE(status.ok());
@@ -283,12 +298,14 @@ TEST(Calibrate, ValidationListsEveryProblem) {
         "device.vector_flops must be positive",
         "device.memory_bandwidth must be positive",
         "device.kernel_overhead must be positive",
+        "device.stream_handoff must not be negative",
+        "device.shared_cpu_switch must not be negative",
         "links[0] ('shared memory'): devices must be positive",
         "links[1] ('network'): the outermost level must have devices 0",
         "links[1] ('network'): latency must be positive"})
     EXPECT_NE(text.find(expected), std::string::npos) << expected << "\n"
                                                       << text;
-  EXPECT_EQ(std::count(text.begin(), text.end(), '\n'), 9) << text;
+  EXPECT_EQ(std::count(text.begin(), text.end(), '\n'), 11) << text;
 }
 
 TEST(Calibrate, WritesTheFileAtomically) {

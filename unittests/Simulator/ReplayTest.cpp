@@ -30,6 +30,87 @@ void expectSplitSums(const Report &report) {
               report.stepSeconds, 1e-12);
 }
 
+/// testCluster() with the handoff costs and, when `cpus` > 0, a node of
+/// `cpus` CPUs for its ranks.
+cost::Cluster clusterWith(int cpus) {
+  cost::Cluster cluster = testCluster();
+  cluster.kind = "cpu";
+  cluster.streamHandoff = 1e-4;
+  cluster.sharedCpuSwitch = 2e-4;
+  cluster.concurrentRanks = cpus;
+  return cluster;
+}
+
+Report simulateOn(const plan::Plan &plan, const cost::Cluster &cluster) {
+  Options options;
+  options.trace = true;
+  llvm::Expected<Report> report = simulate(plan, cluster, options);
+  EXPECT_TRUE(bool(report)) << llvm::toString(report.takeError());
+  return report ? *report : Report();
+}
+
+TEST(Replay, InputFromAnotherStreamWaitsForTheHandoff) {
+  PlanMaker make(1);
+  int64_t x = make.regst(0, 4), y = make.regst(0, 4), z = make.regst(0, 4);
+  make.kernel(0, "a", 1e9, {}, {x});
+  make.kernel(0, "b", 1e9, {x}, {y}).set_stream("comm");
+  make.kernel(0, "c", 1e9, {y}, {z});
+  Report report = simulateOn(make.plan, clusterWith(0));
+  // Two handoffs (compute -> comm -> compute) of 0.1 ms each.
+  EXPECT_DOUBLE_EQ(report.stepSeconds, 3e-3 + 2e-4);
+  EXPECT_DOUBLE_EQ(report.trace[1].start, 1e-3 + 1e-4);
+  EXPECT_DOUBLE_EQ(report.computeSeconds, 2e-3);
+  expectSplitSums(report);
+}
+
+TEST(Replay, RanksSharingACpuRunInTurnUntilTheyBlock) {
+  // Two ranks on one CPU, no communication: the first keeps the CPU for
+  // both its kernels (it never blocks), then the second runs.
+  PlanMaker make(2);
+  for (int rank : {0, 1}) {
+    int64_t x = make.regst(rank, 4), y = make.regst(rank, 4);
+    make.kernel(rank, "a", rank == 0 ? 1e9 : 2e9, {}, {x});
+    make.kernel(rank, "b", 1e9, {x}, {y});
+  }
+  Report report = simulateOn(make.plan, clusterWith(1));
+  EXPECT_EQ(report.simulatedRanks, 2);
+  EXPECT_DOUBLE_EQ(report.trace[1].start, 1e-3);
+  EXPECT_DOUBLE_EQ(report.trace[2].start, 2e-3);
+  EXPECT_DOUBLE_EQ(report.trace[3].start, 4e-3);
+  EXPECT_DOUBLE_EQ(report.stepSeconds, 5e-3);
+  // Without the CPU limit both run at once.
+  EXPECT_DOUBLE_EQ(simulateOn(make.plan, clusterWith(0)).stepSeconds, 3e-3);
+}
+
+TEST(Replay, CollectiveOnASharedCpuWaitsForItsMembersTurns) {
+  // Two ranks on one CPU: gradient (compute), all-reduce (comm), then a
+  // kernel on the result (compute).
+  PlanMaker make(2);
+  for (int rank : {0, 1}) {
+    int64_t g = make.regst(rank, 4000), a = make.regst(rank, 4000),
+            out = make.regst(rank, 4);
+    make.kernel(rank, "grad", 1e9, {}, {g});
+    make.collective(rank, plan::Collective::ALL_REDUCE, {0, 1}, 3, {g}, {a});
+    make.kernel(rank, "after", 1e9, {a}, {out});
+  }
+  Report report = simulateOn(make.plan, clusterWith(1));
+  // Rank 0's gradient [0, 1 ms], rank 1's [1, 2 ms] (rank 0's comm thread
+  // asked at 1 ms, behind rank 1's compute thread). Each comm thread is
+  // woken (a 0.2 ms switch) and posts: rank 0 at 2.2 ms, rank 1 at 2.4
+  // ms. Rank 1, posting last, does its share of the all-reduce at once
+  // (2 alpha + B / beta on the pair link: 6 us), then rank 0 its share.
+  double share = 2e-6 + 4e-6;
+  double reduced = 2.4e-3 + 2 * share;
+  EXPECT_DOUBLE_EQ(report.trace[1].start, 2.2e-3);
+  EXPECT_DOUBLE_EQ(report.trace[4].start, 2.4e-3);
+  EXPECT_DOUBLE_EQ(report.trace[1].start + report.trace[1].duration, reduced);
+  // Then each compute thread is woken in turn.
+  EXPECT_DOUBLE_EQ(report.trace[2].start, reduced + 2e-4);
+  EXPECT_DOUBLE_EQ(report.trace[5].start, reduced + 2e-4 + 1e-3 + 2e-4);
+  EXPECT_DOUBLE_EQ(report.stepSeconds, reduced + 2 * (2e-4 + 1e-3));
+  expectSplitSums(report);
+}
+
 TEST(Replay, OneRankRunsItsStreamsInOrder) {
   PlanMaker make(1);
   int64_t x = make.regst(0, 1000000), y = make.regst(0, 1000),

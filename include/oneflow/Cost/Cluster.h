@@ -53,6 +53,12 @@ struct Cluster {
   double memoryBandwidth = 0;
   int64_t memoryCapacity = 0;
   double kernelOverhead = 0;
+  /// Seconds a task waits, when its input comes from another stream of
+  /// its rank, for that thread to wake up (0: not in the file).
+  double streamHandoff = 0;
+  /// CPU seconds the switch to a woken thread costs when ranks share CPUs
+  /// (0: not in the file; streamHandoff then).
+  double sharedCpuSwitch = 0;
   /// Innermost first; the last one connects every rank.
   std::vector<Link> links;
   std::string sources;

@@ -42,6 +42,8 @@ struct CalibrationOptions {
   /// The threads each rank's kernels get (the vector loop's share, and the
   /// file's description).
   int threadsPerRank = 1;
+  /// The ranks on this machine (set by calibrate()).
+  int localRanks = 1;
   /// Told (on rank 0) the name of each phase as it starts.
   std::function<void(const std::string &)> progress;
 };
@@ -58,6 +60,13 @@ struct DeviceTimings {
   double bandwidth = 0;      // bytes/s, beyond the caches
   double cacheBandwidth = 0; // bytes/s, 1.5 MiB per thread (not in the file)
   double firingSeconds = 0;
+  /// Wall seconds a task waits, beyond a firing, when its input comes from
+  /// another stream (thread) of its rank: the wake-up of that thread.
+  double handoffSeconds = 0;
+  /// The same with every rank of this machine on one CPU, per handoff and
+  /// rank: the CPU time a switch to a woken thread costs when ranks share
+  /// CPUs (0: one rank on this machine).
+  double sharedSwitchSeconds = 0;
   /// CPU time over wall time while measuring (per working thread): the
   /// share of its cores the rank had; below 1 when other processes ran.
   double cpuShare = 1;

@@ -44,6 +44,12 @@ struct ClusterDescription {
   double memoryBandwidth = 0;
   int64_t memoryCapacity = 0;
   double kernelOverhead = 0;
+  /// Seconds a task waits for its thread's wake-up when its input comes
+  /// from another stream; 0: not written.
+  double streamHandoff = 0;
+  /// CPU seconds a switch to a woken thread costs when ranks share CPUs;
+  /// 0: not written.
+  double sharedCpuSwitch = 0;
   std::vector<LinkLevel> links;
   std::string sources;
 };

@@ -13,6 +13,7 @@
 #define ONEFLOW_RUNTIME_PLANGRAPH_H
 
 #include "oneflow/Runtime/Collectives.h"
+#include "oneflow/Runtime/PlanRoles.h"
 #include "oneflow/Runtime/Status.h"
 #include "oneflow/plan.pb.h"
 
@@ -35,12 +36,6 @@ bool isKnownStream(const std::string &stream);
 /// Reads and parses `path` (a binary plan.pb), with its roles expanded.
 /// Does not validate.
 Expected<plan::Plan> readPlanFile(const std::string &path);
-
-/// Replaces a plan of shared programs (`Plan.roles`) by the plan of every
-/// rank: each member of a role gets its copy of the representative's tasks
-/// and regsts, with its collective groups, tags, peers, variable pieces and
-/// mesh coordinates. A plan without roles is left as it is.
-Status expandRoles(plan::Plan &plan);
 
 /// The plan's tasks and regsts by index, with the edges between them. Task
 /// indices are positions in the schedule (`Plan.tasks`).

@@ -9,7 +9,8 @@
 // representatives only. Also reports the memory of each role as the
 // runtime's memory planner places its regsts.
 //
-// Plain C++ on the plan schema and OneFlowCost: no MLIR, no MPI, no runtime.
+// Plain C++ on the plan schema and OneFlowCost: no MLIR, no MPI; of the
+// runtime, only its role expansion.
 //
 //===----------------------------------------------------------------------===//
 
@@ -23,6 +24,7 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -75,6 +77,10 @@ struct Report {
   /// and receives their direction's).
   std::vector<TraceEvent> trace;
   std::vector<std::string> streams;
+  /// The plan replayed, when it is not the one given: a plan of roles
+  /// whose ranks share CPUs is replayed rank by rank, roles expanded (the
+  /// trace's task indices are then its).
+  std::shared_ptr<const plan::Plan> expandedPlan;
 
   int64_t peakMemoryBytes() const;
   bool fits() const;

@@ -34,10 +34,12 @@ def problems(cluster, ranks):
     check(isinstance(cluster.get("name"), str) and cluster["name"],
           "no name")
     device = cluster.get("device", {})
+    # The switch on a shared CPU needs two ranks on the machine.
     check(list(device) == ["kind", "peak_flops", "gemm_efficiency",
                            "concurrent_ranks", "vector_flops",
                            "memory_bandwidth", "memory_capacity",
-                           "kernel_overhead"],
+                           "kernel_overhead", "stream_handoff"] +
+          (["shared_cpu_switch"] if ranks >= 2 else []),
           f"device keys {list(device)}")
     # The machine's usable cores over the threads per rank (1 here).
     ranks = device.get("concurrent_ranks")
@@ -71,6 +73,11 @@ def problems(cluster, ranks):
           "f32 peak below 0.1 GFLOP/s")
     check(positive(device.get("kernel_overhead"))
           and device["kernel_overhead"] < 1e-3, "kernel overhead >= 1 ms")
+    # A thread's wake-up: microseconds, not milliseconds.
+    for key in ["stream_handoff"] + (["shared_cpu_switch"] if ranks >= 2
+                                     else []):
+        check(positive(device.get(key)) and device[key] < 1e-3,
+              f"{key} = {device.get(key)}")
     links = cluster.get("links", [])
     check(len(links) == 1, f"{len(links)} link levels")
     for link in links:
