@@ -58,9 +58,7 @@ struct TaskState {
   // RECV's copy or a collective member's share of the work is pending.
   bool posted = false;
   bool partPending = false;
-  // Shared CPUs: another thread of its rank woke its thread up (which
-  // costs CPU time first), and that switch is running before a post.
-  bool woken = false;
+  // Shared CPUs: its thread's switch onto the CPU runs before its post.
   bool posting = false;
 };
 
@@ -162,7 +160,7 @@ private:
   bool makeReady(int stream);
   void wake(int stream);
   void ask(int stream, double time);
-  void grant(int stream, double time);
+  void grant(int stream, double time, bool switchIn = true);
   void post(int stream, double time);
   void finishWork(int stream, double time);
   void release(int stream, double time);
@@ -353,8 +351,8 @@ llvm::Error Replay::index() {
 /// A task can start when its stream is free and its dependencies ended;
 /// when the last of them ran on another stream (thread) of the rank, that
 /// thread must first wake this one up.
-/// On shared CPUs the wake-up is CPU time of the woken thread instead
-/// (grant).
+/// On shared CPUs every switch of a CPU to a thread costs CPU time
+/// instead (grant).
 void Replay::setReady(TaskState &state, const Stream &stream) const {
   bool handoff =
       state.depsCause >= 0 && tasks[state.depsCause].stream != state.stream;
@@ -363,7 +361,6 @@ void Replay::setReady(TaskState &state, const Stream &stream) const {
   bool byDeps = state.depsCause >= 0 && depsReady > stream.free;
   state.ready = byDeps ? depsReady : stream.free;
   state.cause = byDeps ? state.depsCause : stream.last;
-  state.woken = byDeps && handoff;
 }
 
 void Replay::settle(int t, double start, double end) {
@@ -481,9 +478,10 @@ llvm::Error Replay::run() {
 // sides of a transfer posted it, the receiver's thread copies (its CPU for
 // the transfer's cost); once every member posted a collective, each one's
 // thread does its share (its CPU for its cost), and the collective ends
-// for all when the last share ends. A rank whose partner's CPU runs
-// another rank's long chain of kernels thus waits for it, as it does on
-// the machine.
+// for all when the last share ends. Every switch of a CPU to a thread
+// that did not hold it costs shared_cpu_switch of CPU time. A rank whose
+// partner's CPU runs another rank's long chain of kernels thus waits for
+// it, as it does on the machine.
 
 /// Sets when `s`'s next task is ready, if its dependencies are met and it
 /// was not set yet; says whether it did.
@@ -507,15 +505,14 @@ void Replay::ask(int s, double time) {
   events.push({time, true, nextEvent++, s});
 }
 
-/// Gives `s`'s thread its CPU at `time` and starts what it asked for.
-void Replay::grant(int s, double time) {
+/// Gives `s`'s thread its CPU at `time` and starts what it asked for; a
+/// thread that did not hold the CPU (`switchIn`) first spends the switch.
+void Replay::grant(int s, double time, bool switchIn) {
   cpuOf(s).owner = s;
   TaskState &state = tasks[streams[s].tasks[streams[s].next]];
-  // A thread another one woke up first spends the switch on its CPU.
-  double wake = !state.woken                  ? 0
+  double wake = !switchIn                     ? 0
                 : cluster.sharedCpuSwitch > 0 ? cluster.sharedCpuSwitch
                                               : cluster.streamHandoff;
-  state.woken = false;
   if (state.partPending || state.kind == Kind::Local) {
     if (!state.partPending)
       state.start = time + wake;
@@ -628,7 +625,7 @@ void Replay::release(int s, double time) {
   if (makeReady(s)) {
     double ready = tasks[streams[s].tasks[streams[s].next]].ready;
     if (ready <= time)
-      return grant(s, time);
+      return grant(s, time, /*switchIn=*/false);
     ask(s, ready);
   }
   cpu.owner = -1;

@@ -65,7 +65,8 @@ TEST(Replay, InputFromAnotherStreamWaitsForTheHandoff) {
 
 TEST(Replay, RanksSharingACpuRunInTurnUntilTheyBlock) {
   // Two ranks on one CPU, no communication: the first keeps the CPU for
-  // both its kernels (it never blocks), then the second runs.
+  // both its kernels (it never blocks), then the second runs. Each
+  // switch of the CPU to a thread costs 0.2 ms.
   PlanMaker make(2);
   for (int rank : {0, 1}) {
     int64_t x = make.regst(rank, 4), y = make.regst(rank, 4);
@@ -73,11 +74,13 @@ TEST(Replay, RanksSharingACpuRunInTurnUntilTheyBlock) {
     make.kernel(rank, "b", 1e9, {x}, {y});
   }
   Report report = simulateOn(make.plan, clusterWith(1));
+  const double sw = 2e-4;
   EXPECT_EQ(report.simulatedRanks, 2);
-  EXPECT_DOUBLE_EQ(report.trace[1].start, 1e-3);
-  EXPECT_DOUBLE_EQ(report.trace[2].start, 2e-3);
-  EXPECT_DOUBLE_EQ(report.trace[3].start, 4e-3);
-  EXPECT_DOUBLE_EQ(report.stepSeconds, 5e-3);
+  EXPECT_DOUBLE_EQ(report.trace[0].start, sw);
+  EXPECT_DOUBLE_EQ(report.trace[1].start, sw + 1e-3);
+  EXPECT_DOUBLE_EQ(report.trace[2].start, 2 * sw + 2e-3);
+  EXPECT_DOUBLE_EQ(report.trace[3].start, 2 * sw + 4e-3);
+  EXPECT_DOUBLE_EQ(report.stepSeconds, 2 * sw + 5e-3);
   // Without the CPU limit both run at once.
   EXPECT_DOUBLE_EQ(simulateOn(make.plan, clusterWith(0)).stepSeconds, 3e-3);
 }
@@ -94,20 +97,21 @@ TEST(Replay, CollectiveOnASharedCpuWaitsForItsMembersTurns) {
     make.kernel(rank, "after", 1e9, {a}, {out});
   }
   Report report = simulateOn(make.plan, clusterWith(1));
-  // Rank 0's gradient [0, 1 ms], rank 1's [1, 2 ms] (rank 0's comm thread
-  // asked at 1 ms, behind rank 1's compute thread). Each comm thread is
-  // woken (a 0.2 ms switch) and posts: rank 0 at 2.2 ms, rank 1 at 2.4
-  // ms. Rank 1, posting last, does its share of the all-reduce at once
-  // (2 alpha + B / beta on the pair link: 6 us), then rank 0 its share.
-  double share = 2e-6 + 4e-6;
-  double reduced = 2.4e-3 + 2 * share;
-  EXPECT_DOUBLE_EQ(report.trace[1].start, 2.2e-3);
-  EXPECT_DOUBLE_EQ(report.trace[4].start, 2.4e-3);
+  // Every switch of the CPU to a thread costs sw. Rank 0's gradient ends
+  // at sw + 1 ms, rank 1's at 2 sw + 2 ms (rank 0's comm thread asked
+  // behind rank 1's compute thread). Each comm thread switches in and
+  // posts: rank 0 at 3 sw + 2 ms, rank 1 at 4 sw + 2 ms. Rank 1, posting
+  // last, does its share of the all-reduce at once (2 alpha + B / beta on
+  // the pair link: 6 us), then rank 0 switches in for its share.
+  const double sw = 2e-4, share = 2e-6 + 4e-6;
+  double reduced = 5 * sw + 2e-3 + 2 * share;
+  EXPECT_DOUBLE_EQ(report.trace[1].start, 3 * sw + 2e-3);
+  EXPECT_DOUBLE_EQ(report.trace[4].start, 4 * sw + 2e-3);
   EXPECT_DOUBLE_EQ(report.trace[1].start + report.trace[1].duration, reduced);
-  // Then each compute thread is woken in turn.
-  EXPECT_DOUBLE_EQ(report.trace[2].start, reduced + 2e-4);
-  EXPECT_DOUBLE_EQ(report.trace[5].start, reduced + 2e-4 + 1e-3 + 2e-4);
-  EXPECT_DOUBLE_EQ(report.stepSeconds, reduced + 2 * (2e-4 + 1e-3));
+  // Then each compute thread switches in, in turn.
+  EXPECT_DOUBLE_EQ(report.trace[2].start, reduced + sw);
+  EXPECT_DOUBLE_EQ(report.trace[5].start, reduced + sw + 1e-3 + sw);
+  EXPECT_DOUBLE_EQ(report.stepSeconds, reduced + 2 * (sw + 1e-3));
   expectSplitSums(report);
 }
 
