@@ -785,7 +785,7 @@ verifyCandidates(ModuleOp model, ArrayRef<oneflow::AutoParallelChoice> ranked,
     oneflow::AutoParallelChoice choice;
     oneflow::SimulatedStep step;
   };
-  std::optional<Checked> best, modelBest;
+  std::optional<Checked> best, modelBest, modelTemplate;
   int checked = 0, skipped = 0;
   for (const auto &[index, candidate] : llvm::enumerate(ranked)) {
     for (llvm::StringRef source : {"solve", "megatron"}) {
@@ -837,6 +837,8 @@ verifyCandidates(ModuleOp model, ArrayRef<oneflow::AutoParallelChoice> ranked,
         if (index == 0 && step.fits &&
             (!modelBest || step.stepSeconds < modelBest->step.stepSeconds))
           modelBest = Checked{choice, step};
+        if (index == 0 && step.fits && source == "megatron")
+          modelTemplate = Checked{choice, step};
       }
       meshOption = mesh;
       strategyOption = strategy;
@@ -847,6 +849,13 @@ verifyCandidates(ModuleOp model, ArrayRef<oneflow::AutoParallelChoice> ranked,
       zeroOption = zero;
     }
   }
+  // The step model's layout with the hand templates' SBP, unless the
+  // solver's (heuristic beyond its exact cases) is faster by more than the
+  // margin too.
+  if (modelBest && modelTemplate &&
+      modelBest->step.stepSeconds >
+          modelTemplate->step.stepSeconds * (1 - double(autoMarginOption)))
+    modelBest = modelTemplate;
   bool withinMargin =
       best && modelBest &&
       best->step.stepSeconds < modelBest->step.stepSeconds &&
