@@ -224,6 +224,13 @@ def run_plan(bin_dir, plan, feeds, steps, batch, prefix=()):
                                    for r in rows[3:])
 
 
+def same_plan(a, b):
+    """Whether two plan directories hold the same plan.pb."""
+    with open(os.path.join(a, "plan.pb"), "rb") as x, \
+            open(os.path.join(b, "plan.pb"), "rb") as y:
+        return x.read() == y.read()
+
+
 def measure(args, work):
     models = {name: (model, batch, feeds)
               for name, model, batch, feeds in make_models(work)}
@@ -263,6 +270,11 @@ def measure(args, work):
                     print(error, flush=True)
                     continue
                 plans[label] = plan
+            # The search may choose exactly a hand plan: then its ratio
+            # only measures how far runs of one plan spread.
+            auto_label = next(iter(plans))
+            same = [label for label in plans if label != auto_label and
+                    same_plan(plans[auto_label], plans[label])]
             times = {label: [] for label in plans}
             for _ in range(args.repeats):
                 for label, plan in plans.items():
@@ -276,6 +288,8 @@ def measure(args, work):
                 ratio = (f"{med / best_hand:.3f}, "
                          f"{min(values) / best_hand_run:.3f}"
                          if label.startswith("auto") else "")
+                if label.startswith("auto") and same:
+                    ratio += f" (the same plan as `{same[0]}`)"
                 lines.append(f"| {name} | {ranks} | {label} | {med:.2f} "
                              f"({min(values):.2f}-{max(values):.2f}) | "
                              f"{min(values):.2f} | {ratio} |")
