@@ -206,18 +206,16 @@ plan::Plan firingPlan(const std::string &library, int tasks, bool alternate) {
   return plan;
 }
 
-/// Seconds per firing of an empty kernel in a chain on one stream, run by
-/// the Executor (readiness checks, slot bookkeeping, the call): the CPU
-/// time of a run (its one engine thread's; the caller sleeps) per firing,
-/// the median of several runs.
-Expected<double> firingSeconds(const std::string &library, bool quick,
-                               Share &share) {
-  const int tasks = 100, steps = quick ? 200 : 2000, runs = quick ? 3 : 7;
+/// The clocks around each of `runs` runs of `steps` steps of the chain of
+/// `tasks` empty kernels (firingPlan).
+Expected<std::vector<std::pair<Clocks, Clocks>>>
+timeChain(const std::string &library, int tasks, bool alternate, int steps,
+          int runs) {
   Expected<std::unique_ptr<Executor>> executor =
-      Executor::create(firingPlan(library, tasks, false), ".");
+      Executor::create(firingPlan(library, tasks, alternate), ".");
   if (!executor.ok())
     return executor.error();
-  std::vector<double> perFiring;
+  std::vector<std::pair<Clocks, Clocks>> clocks;
   for (int r = 0; r < runs; ++r) {
     RunOptions options;
     options.steps = steps;
@@ -225,7 +223,23 @@ Expected<double> firingSeconds(const std::string &library, bool quick,
     if (Status status = (*executor)->run(options, InputFeed(), OutputSink());
         !status.ok())
       return status;
-    Clocks end = Clocks::now();
+    clocks.push_back({start, Clocks::now()});
+  }
+  return clocks;
+}
+
+/// Seconds per firing of an empty kernel in a chain on one stream, run by
+/// the Executor (readiness checks, slot bookkeeping, the call): the CPU
+/// time of a run (its one engine thread's; the caller sleeps) per firing,
+/// the median of several runs.
+Expected<double> firingSeconds(const std::string &library, bool quick,
+                               Share &share) {
+  const int tasks = 100, steps = quick ? 200 : 2000, runs = quick ? 3 : 7;
+  auto clocks = timeChain(library, tasks, /*alternate=*/false, steps, runs);
+  if (!clocks.ok())
+    return clocks.error();
+  std::vector<double> perFiring;
+  for (const auto &[start, end] : *clocks) {
     perFiring.push_back((end.cpu - start.cpu) / double(steps * tasks));
     share.wall += end.wall - start.wall;
     share.cpu += end.cpu - start.cpu;
@@ -239,22 +253,13 @@ Expected<double> firingSeconds(const std::string &library, bool quick,
 Expected<double> handoffSeconds(const std::string &library, bool quick,
                                 double firing) {
   const int tasks = 100, steps = quick ? 20 : 200, runs = quick ? 3 : 7;
-  Expected<std::unique_ptr<Executor>> executor =
-      Executor::create(firingPlan(library, tasks, true), ".");
-  if (!executor.ok())
-    return executor.error();
+  auto clocks = timeChain(library, tasks, /*alternate=*/true, steps, runs);
+  if (!clocks.ok())
+    return clocks.error();
   std::vector<double> perHandoff;
-  for (int r = 0; r < runs; ++r) {
-    RunOptions options;
-    options.steps = steps;
-    Clocks start = Clocks::now();
-    if (Status status = (*executor)->run(options, InputFeed(), OutputSink());
-        !status.ok())
-      return status;
-    Clocks end = Clocks::now();
+  for (const auto &[start, end] : *clocks)
     perHandoff.push_back(std::max(
         0.0, (end.wall - start.wall) / double(steps * tasks) - firing));
-  }
   return median(perHandoff);
 }
 
