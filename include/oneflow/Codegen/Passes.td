@@ -94,6 +94,27 @@ def FuseRowLoops : Pass<"oneflow-fuse-row-loops", "ModuleOp"> {
   let dependentDialects = ["::mlir::scf::SCFDialect"];
 }
 
+def CollapseContiguousLoops
+    : Pass<"oneflow-collapse-contiguous-loops", "ModuleOp"> {
+  let summary = "Merge a parallel loop's trailing dimensions over contiguous rows";
+  let description = [{
+    After `oneflow-fuse-row-loops`. An elementwise nest over a tensor with
+    short rows (a 3x3 filter, a 2x2 feature map) vectorizes its innermost
+    loop badly: LLVM either runs 3 iterations scalar or vectorizes an outer
+    loop with gathers and scatters. The trailing dimensions of an outermost
+    reduction-free `scf.parallel` (lower bounds 0, steps 1, static upper
+    bounds) are merged into one when each induction variable among them is
+    used only as the trailing indices, in order, of loads and stores on
+    identity-layout buffers whose trailing sizes are the loop's: those
+    buffers are reached through a `memref.collapse_shape` with the merged
+    index. The most trailing dimensions that qualify (two or more) are
+    merged; others, e.g. a channel indexing a bias, stay.
+  }];
+  let dependentDialects = ["::mlir::scf::SCFDialect",
+                           "::mlir::arith::ArithDialect",
+                           "::mlir::memref::MemRefDialect"];
+}
+
 def SequentialInnerLoops
     : Pass<"oneflow-sequential-inner-loops", "ModuleOp"> {
   let summary = "Give parallel loops a sequential, vectorizable innermost loop";

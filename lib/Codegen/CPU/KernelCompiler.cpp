@@ -40,10 +40,14 @@
 using namespace mlir;
 using namespace mlir::oneflow;
 
-/// From loops over buffers down to the LLVM dialect.
-static constexpr llvm::StringLiteral kLoopsToLLVMPipeline =
+/// From linalg ops on buffers to loops over buffers.
+static constexpr llvm::StringLiteral kLoopsPipeline =
     "convert-linalg-to-parallel-loops,"
     "oneflow-fuse-row-loops,"
+    "oneflow-collapse-contiguous-loops";
+
+/// From loops over buffers down to the LLVM dialect.
+static constexpr llvm::StringLiteral kLoopsToLLVMPipeline =
     "oneflow-serialize-small-parallel-loops,"
     "oneflow-sequential-inner-loops,"
     "oneflow-promote-loop-accumulators,"
@@ -79,14 +83,26 @@ static constexpr llvm::StringLiteral kGpuLoopsOnCpuPipeline =
     "oneflow-gpu-launches-to-cpu-loops";
 
 /// Whether `type` is a scalar or its innermost dimension holds at least a
-/// vector (16 f32): over a [64, 64, 3, 3] convolution weight LLVM
-/// vectorizes an outer loop with gathers and scatters instead, 3.5x slower
-/// than the scalar loop (ResNet-18's SGD update: 7.4 ms scalar, 26 ms so).
-/// Collapsing such nests into one loop would serve both.
+/// vector (16 f32): over rows of 3 LLVM vectorizes an outer loop with
+/// gathers and scatters instead, 3.5x slower than the scalar loop
+/// (ResNet-18's SGD update: 7.4 ms scalar, 26 ms so).
 static bool hasVectorLengthRows(Type type) {
   auto memref = dyn_cast<MemRefType>(type);
   return memref && memref.hasStaticShape() &&
          (memref.getRank() == 0 || memref.getShape().back() >= 16);
+}
+
+/// Whether every access to `buffer` runs over rows of a vector or more:
+/// its own, or those oneflow-collapse-contiguous-loops merged (a 3x3
+/// filter's update is one loop over the whole filter).
+static bool accessedInVectorLengthRows(Value buffer) {
+  if (hasVectorLengthRows(buffer.getType()))
+    return true;
+  return !buffer.use_empty() &&
+         llvm::all_of(buffer.getUsers(), [](Operation *user) {
+           auto collapse = dyn_cast<memref::CollapseShapeOp>(user);
+           return collapse && hasVectorLengthRows(collapse.getType());
+         });
 }
 
 /// The plan gives every argument of a kernel its own register, so no two
@@ -98,8 +114,9 @@ static bool hasVectorLengthRows(Type type) {
 /// Otherwise the kernel's stores go through the out-parameter and its loads
 /// through the argument: two pointers LLVM must check at run time, and, as
 /// they are equal, the check always sends the loop to its scalar version.
-/// Where its rows hold a vector, the out-parameter's uses then take the
-/// argument (the same address, so nothing changes but what LLVM can see).
+/// Where the loops run over rows of a vector, the out-parameter's uses then
+/// take the argument (the same address, so nothing changes but what LLVM
+/// can see). Runs on the loops, after oneflow-collapse-contiguous-loops.
 /// In both cases the out-parameter is never touched and both keep noalias;
 /// in the last (short rows), both go without it.
 static void markBuffersNoAlias(ModuleOp module) {
@@ -125,7 +142,7 @@ static void markBuffersNoAlias(ModuleOp module) {
           continue;
         }
         if (out.getType() == argument.getType() &&
-            hasVectorLengthRows(out.getType())) {
+            accessedInVectorLengthRows(out)) {
           out.replaceAllUsesWith(argument);
           continue;
         }
@@ -182,6 +199,9 @@ LogicalResult mlir::oneflow::compileKernels(ModuleOp source,
                                    ? cudaBufferizationPipeline(false)
                                    : kBufferizationPipeline.str(),
                                source)))
+    return failure();
+  if (!gpuKernelsOnCpu &&
+      failed(runKernelPipeline(*module, kLoopsPipeline.str(), source)))
     return failure();
   markBuffersNoAlias(*module);
   std::string loops = kLoopsToLLVMPipeline.str();
