@@ -8,6 +8,7 @@
 #include <chrono>
 #include <climits>
 #include <pthread.h>
+#include <sched.h>
 
 namespace oneflow {
 namespace runtime {
@@ -265,6 +266,13 @@ void Engine::threadMain(int index) {
   // Visible in debuggers and top: "of0-compute" (15 characters at most).
   std::string name = "of" + std::to_string(thread.rank) + "-" + thread.stream;
   pthread_setname_np(pthread_self(), name.substr(0, 15).c_str());
+  if (streamCpu >= 0 && streamCpu < CPU_SETSIZE) {
+    // A hint: where the CPU is not allowed, the thread stays unbound.
+    cpu_set_t cpus;
+    CPU_ZERO(&cpus);
+    CPU_SET(streamCpu, &cpus);
+    pthread_setaffinity_np(pthread_self(), sizeof(cpus), &cpus);
+  }
   try {
     runThread(thread);
   } catch (const std::exception &e) {

@@ -159,6 +159,8 @@ public:
   void setDeviceBackend(DeviceBackend *backend) { device = backend; }
   /// Watches the runs (must outlive them).
   void setWatchdog(Watchdog *dog) { watchdog = dog; }
+  /// Binds the stream threads of later runs to `cpu` (-1: unbound).
+  void setStreamCpu(int cpu) { streamCpu = cpu; }
   const std::vector<Actor> &allActors() const { return actors; }
   const std::vector<std::unique_ptr<StreamThread>> &allThreads() const {
     return threads;
@@ -196,6 +198,7 @@ private:
   std::function<void(const Status &)> fatal;
   DeviceBackend *device = nullptr;
   Watchdog *watchdog = nullptr;
+  int streamCpu = -1;
 
   // Per run.
   const RunOptions *options = nullptr;

@@ -162,6 +162,8 @@ Executor::create(plan::Plan planProto, const std::string &planDir,
       return status;
     impl->engine->setDeviceBackend(impl->cuda.get());
   }
+  if (!impl->cuda)
+    impl->engine->setStreamCpu(options.streamCpu);
   Watchdog *watchdog = options.watchdog;
   if (watchdog && watchdog->enabled()) {
     impl->engine->setWatchdog(watchdog);

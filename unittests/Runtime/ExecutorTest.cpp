@@ -10,6 +10,7 @@
 #include <cstring>
 #include <dirent.h>
 #include <random>
+#include <sched.h>
 #include <thread>
 
 using namespace oneflow;
@@ -81,6 +82,61 @@ TEST(Executor, ChainComputesEveryStep) {
   EXPECT_EQ(reported, (std::vector<int64_t>{0, 1, 2, 3, 4, 5, 6, 7}));
   EXPECT_EQ(executor->stats().stepSeconds.size(), size_t(steps));
   EXPECT_EQ(executor->stats().firings, 4 * steps);
+}
+
+/// The CPUs each stream's thread may run on: {count, lowest} from a kernel
+/// on the compute and one on the comm stream.
+std::pair<std::vector<float>, std::vector<float>>
+streamThreadCpus(const ExecutorOptions &executorOptions) {
+  PlanBuilder b;
+  int64_t x = b.regst("x"), a = b.regst("a"), c = b.regst("c");
+  b.input("x", x);
+  b.kernel("on compute", "test_thread_cpus", {x}, {a}, "compute");
+  b.kernel("on comm", "test_thread_cpus", {x}, {c}, "comm");
+  b.output("a", a);
+  b.output("c", c);
+  PlanDir dir;
+  dir.writePlan(b.plan);
+  Expected<std::unique_ptr<Executor>> executor =
+      Executor::load(dir.path(), executorOptions);
+  if (!executor.ok()) {
+    ADD_FAILURE() << executor.error().message();
+    return {};
+  }
+  OutputCollector outputs(b.plan, 1, /*everyStep=*/true);
+  RunOptions options;
+  Status status = runWithTimeout(**executor, options,
+                                 feedTensors(rampInputs(1)), outputs.sink());
+  EXPECT_TRUE(status.ok()) << status.message();
+  std::vector<float> onCompute = values(outputs.output("a", 0));
+  std::vector<float> onComm = values(outputs.output("c", 0));
+  onCompute.resize(2);
+  onComm.resize(2);
+  return {onCompute, onComm};
+}
+
+TEST(Executor, StreamCpuBindsEveryStreamThread) {
+  cpu_set_t allowed;
+  ASSERT_EQ(sched_getaffinity(0, sizeof(allowed), &allowed), 0);
+  int cpu = 0;
+  while (!CPU_ISSET(cpu, &allowed))
+    ++cpu;
+  float processCpus = float(CPU_COUNT(&allowed));
+
+  ExecutorOptions unbound;
+  auto [computeFree, commFree] = streamThreadCpus(unbound);
+  EXPECT_EQ(computeFree.at(0), processCpus);
+  EXPECT_EQ(commFree.at(0), processCpus);
+
+  ExecutorOptions bound;
+  bound.streamCpu = cpu;
+  auto [compute, comm] = streamThreadCpus(bound);
+  EXPECT_EQ(compute, (std::vector<float>{1.f, float(cpu)}));
+  EXPECT_EQ(comm, (std::vector<float>{1.f, float(cpu)}));
+  // The process itself keeps its CPUs (only the engine's threads move).
+  cpu_set_t after;
+  ASSERT_EQ(sched_getaffinity(0, sizeof(after), &after), 0);
+  EXPECT_TRUE(CPU_EQUAL(&allowed, &after));
 }
 
 /// x -> copy (compute) -> a; x -> scale by 2 (comm) -> b; a + b -> y:

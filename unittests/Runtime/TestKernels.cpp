@@ -10,6 +10,8 @@
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
+#include <pthread.h>
+#include <sched.h>
 #include <stdexcept>
 #include <thread>
 #include <unistd.h>
@@ -58,6 +60,23 @@ TEST_KERNEL void test_record(void **args) {
 TEST_KERNEL void test_slow_record(void **args) {
   std::this_thread::sleep_for(std::chrono::milliseconds(2));
   test_record(args);
+}
+
+// out = {CPUs this thread may run on, the lowest of them, x[2], x[3]}.
+TEST_KERNEL void test_thread_cpus(void **args) {
+  cpu_set_t cpus;
+  CPU_ZERO(&cpus);
+  float count = -1, lowest = -1;
+  if (pthread_getaffinity_np(pthread_self(), sizeof(cpus), &cpus) == 0) {
+    count = float(CPU_COUNT(&cpus));
+    for (int cpu = 0; cpu < CPU_SETSIZE && lowest < 0; ++cpu)
+      if (CPU_ISSET(cpu, &cpus))
+        lowest = float(cpu);
+  }
+  f32(args[1])[0] = count;
+  f32(args[1])[1] = lowest;
+  f32(args[1])[2] = f32(args[0])[2];
+  f32(args[1])[3] = f32(args[0])[3];
 }
 
 // out = x, after 1 ms.

@@ -49,6 +49,13 @@ struct ExecutorOptions {
   /// the engine's threads tell it where they are, a CUDA plan's NCCL
   /// communicators are aborted when it fires.
   Watchdog *watchdog = nullptr;
+  /// Binds every stream thread of this rank to this CPU (-1: no binding;
+  /// ignored by device plans). For a rank whose kernels run on one thread:
+  /// its streams hand each other the step (input, kernels, output) on one
+  /// CPU, a context switch, instead of waking a thread that sleeps on
+  /// another, idle CPU (on a virtual machine an inter-processor interrupt
+  /// of tens of microseconds).
+  int streamCpu = -1;
 };
 
 struct RunOptions {
