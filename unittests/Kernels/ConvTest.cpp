@@ -218,6 +218,11 @@ INSTANTIATE_TEST_SUITE_P(
         Case{"OneByOne", shape(3, 32, 8, 8, 20, 1, 1, 0, 0, 1, 1)},
         Case{"OneByOneGrouped", shape(2, 12, 6, 6, 8, 1, 1, 0, 0, 1, 2)},
         Case{"OneByOneStride2", shape(1, 24, 16, 16, 48, 1, 2, 0, 0, 1, 1)},
+        // Up to 8 pixels: weights streamed row by row (channels not a
+        // multiple of 8, enough rows to share out over threads).
+        Case{"OneByOneFewPixels", shape(2, 37, 2, 2, 150, 1, 1, 0, 0, 1, 1)},
+        Case{"OneByOneOnePixel", shape(1, 70, 1, 1, 9, 1, 1, 0, 0, 1, 1)},
+        Case{"OneByOneSevenPixels", shape(1, 19, 1, 7, 130, 1, 1, 0, 0, 1, 1)},
         Case{"Grouped", shape(2, 12, 10, 10, 18, 3, 1, 1, 1, 1, 3)},
         Case{"Depthwise", shape(3, 16, 13, 13, 16, 3, 1, 1, 1, 1, 16)},
         Case{"DepthwiseStride2", shape(1, 24, 14, 14, 24, 5, 2, 2, 2, 1, 24)},
