@@ -386,14 +386,44 @@ void pointwiseFewPixels(const float *x, const float *w, const float *bias,
     }
 }
 
+/// Pixels per image up to which a pointwise conv over several images is one
+/// product over the whole batch.
+constexpr int64_t kBatchedPixels = 64;
+
+/// An ungrouped pointwise conv over several small images as one product:
+/// the images' pixels side by side, [c, n * pixels], so that sgemm packs
+/// the weights once instead of per image for a product a few pixels wide
+/// (MNASNet's last 1x1 conv at batch 8 over 2x2 maps: 346 us per-image).
+void pointwiseBatched(const float *x, const float *w, const float *bias,
+                      float *y, const ConvShape &s) {
+  int64_t pixels = s.h * s.w, columns = s.n * pixels;
+  std::vector<float> in(s.c * columns), out(s.o * columns);
+  for (int64_t b = 0; b < s.n; ++b)
+    for (int64_t c = 0; c < s.c; ++c)
+      std::memcpy(&in[c * columns + b * pixels], x + (b * s.c + c) * pixels,
+                  pixels * sizeof(float));
+  if (bias)
+    fillWithBias(out.data(), bias, s.o, columns);
+  dnnl_sgemm('N', 'N', s.o, columns, s.c, 1.0f, w, s.c, in.data(), columns,
+             bias ? 1.0f : 0.0f, out.data(), columns);
+  for (int64_t b = 0; b < s.n; ++b)
+    for (int64_t o = 0; o < s.o; ++o)
+      std::memcpy(y + (b * s.o + o) * pixels, &out[o * columns + b * pixels],
+                  pixels * sizeof(float));
+}
+
 /// A pointwise f32 conv: per image and group, y[og, hw] = w[og, cg] x[cg,
 /// hw] on oneDNN's sgemm, 1.5-2x faster than OpenBLAS on these shapes
 /// (MobileNet's and EfficientNet's expansions and projections, one thread).
 void pointwise(const float *x, const float *w, const float *bias, float *y,
                const ConvShape &s) {
   int64_t cg = s.c / s.groups, og = s.o / s.groups, pixels = s.h * s.w;
-  if (pixels <= kStreamedPixels && s.groups == 1) {
+  if (s.groups == 1 && s.n * pixels <= kStreamedPixels) {
     pointwiseFewPixels(x, w, bias, y, s);
+    return;
+  }
+  if (s.groups == 1 && s.n > 1 && pixels <= kBatchedPixels) {
+    pointwiseBatched(x, w, bias, y, s);
     return;
   }
   int64_t work = s.n * s.groups;

@@ -218,9 +218,14 @@ INSTANTIATE_TEST_SUITE_P(
         Case{"OneByOne", shape(3, 32, 8, 8, 20, 1, 1, 0, 0, 1, 1)},
         Case{"OneByOneGrouped", shape(2, 12, 6, 6, 8, 1, 1, 0, 0, 1, 2)},
         Case{"OneByOneStride2", shape(1, 24, 16, 16, 48, 1, 2, 0, 0, 1, 1)},
-        // Up to 8 pixels: weights streamed row by row (channels not a
-        // multiple of 8, enough rows to share out over threads).
-        Case{"OneByOneFewPixels", shape(2, 37, 2, 2, 150, 1, 1, 0, 0, 1, 1)},
+        // Up to 8 pixels in all: weights streamed row by row (channels not
+        // a multiple of 8, enough rows to share out over threads).
+        Case{"OneByOneFewPixels", shape(1, 37, 2, 2, 150, 1, 1, 0, 0, 1, 1)},
+        // Several small images: one product over the batch.
+        Case{"OneByOneBatchedPixels",
+             shape(3, 37, 4, 4, 150, 1, 1, 0, 0, 1, 1)},
+        Case{"OneByOneBatchedFewPixels",
+             shape(4, 9, 1, 3, 20, 1, 1, 0, 0, 1, 1)},
         Case{"OneByOneOnePixel", shape(1, 70, 1, 1, 9, 1, 1, 0, 0, 1, 1)},
         Case{"OneByOneSevenPixels", shape(1, 19, 1, 7, 130, 1, 1, 0, 0, 1, 1)},
         Case{"Grouped", shape(2, 12, 10, 10, 18, 3, 1, 1, 1, 1, 3)},
