@@ -10,6 +10,7 @@
 
 #include "Conv.h"
 #include "KernelABI.h"
+#include "StreamedProduct.h"
 
 #include <cblas.h>
 #include <omp.h>
@@ -294,96 +295,23 @@ bool isPointwise(const ConvShape &s) {
          s.pl == 0 && s.oh == s.h && s.ow == s.w;
 }
 
-/// Pixels up to which a pointwise conv streams its weights (below).
-constexpr int64_t kStreamedPixels = 8;
-
-using Float8 = float __attribute__((vector_size(32)));
-
-/// `rows` outputs of a pointwise conv over P pixels: y[o, p] = bias[o] +
-/// w[o, :] . xt[p, :], eight channels per step in P accumulators.
-template <int P>
-[[gnu::always_inline]] inline void
-streamWeightRows(const float *w, const float *xt, const float *bias, float *y,
-                 int64_t rows, int64_t cg) {
-  for (int64_t o = 0; o < rows; ++o) {
-    const float *row = w + o * cg;
-    Float8 acc[P] = {};
-    int64_t c = 0;
-    for (; c + 8 <= cg; c += 8) {
-      Float8 weights;
-      std::memcpy(&weights, row + c, sizeof(weights));
-      for (int p = 0; p < P; ++p) {
-        Float8 inputs;
-        std::memcpy(&inputs, xt + p * cg + c, sizeof(inputs));
-        acc[p] += weights * inputs;
-      }
-    }
-    for (int p = 0; p < P; ++p) {
-      float sum = 0;
-      for (int j = 0; j < 8; ++j)
-        sum += acc[p][j];
-      for (int64_t k = c; k < cg; ++k)
-        sum += row[k] * xt[p * cg + k];
-      y[o * P + p] = (bias ? bias[o] : 0.f) + sum;
-    }
-  }
-}
-
-/// A pointwise conv's product over at most kStreamedPixels pixels (a late
-/// stage's 2x2 map at batch 1): the weights are read once, row by row,
-/// against the pixels' channel vectors `xt` ([pixels, cg], in cache).
-/// sgemm packs the whole weight matrix on every call, which doubles the
-/// memory traffic of a product this narrow (MobileNetV2's last 1x1 conv,
-/// 320 -> 1280 over 2x2 pixels: 86 us on sgemm). Compiled for AVX2 too.
-[[gnu::target_clones("arch=x86-64-v3", "default")]] void
-streamWeights(const float *w, const float *xt, const float *bias, float *y,
-              int64_t rows, int64_t cg, int64_t pixels) {
-  switch (pixels) {
-  case 1:
-    return streamWeightRows<1>(w, xt, bias, y, rows, cg);
-  case 2:
-    return streamWeightRows<2>(w, xt, bias, y, rows, cg);
-  case 3:
-    return streamWeightRows<3>(w, xt, bias, y, rows, cg);
-  case 4:
-    return streamWeightRows<4>(w, xt, bias, y, rows, cg);
-  case 5:
-    return streamWeightRows<5>(w, xt, bias, y, rows, cg);
-  case 6:
-    return streamWeightRows<6>(w, xt, bias, y, rows, cg);
-  case 7:
-    return streamWeightRows<7>(w, xt, bias, y, rows, cg);
-  default:
-    return streamWeightRows<8>(w, xt, bias, y, rows, cg);
-  }
-}
-
-/// streamWeights for each image and group, the outputs shared out over the
-/// threads.
+/// A pointwise conv over at most kStreamedVectors pixels in all (a late
+/// stage's 2x2 map at batch 1): per image, the weights streamed against the
+/// pixels' channel vectors (MobileNetV2's last 1x1 conv, 320 -> 1280 over
+/// 2x2 pixels: 86 us on sgemm, 73 streamed).
 void pointwiseFewPixels(const float *x, const float *w, const float *bias,
                         float *y, const ConvShape &s) {
-  int64_t cg = s.c / s.groups, og = s.o / s.groups, pixels = s.h * s.w;
-  std::vector<float> xt(pixels * cg);
-  int threads = int(
-      std::max<int64_t>(1, std::min<int64_t>(omp_get_max_threads(), og / 64)));
-  for (int64_t b = 0; b < s.n; ++b)
-    for (int64_t g = 0; g < s.groups; ++g) {
-      const float *in = x + (b * s.c + g * cg) * pixels;
-      for (int64_t c = 0; c < cg; ++c)
-        for (int64_t p = 0; p < pixels; ++p)
-          xt[p * cg + c] = in[c * pixels + p];
-      const float *weights = w + g * og * cg;
-      const float *biases = bias ? bias + g * og : nullptr;
-      float *out = y + (b * s.o + g * og) * pixels;
-#pragma omp parallel num_threads(threads) if (threads > 1)
-      {
-        int count = omp_get_num_threads(), index = omp_get_thread_num();
-        int64_t begin = og * index / count, end = og * (index + 1) / count;
-        streamWeights(weights + begin * cg, xt.data(),
-                      biases ? biases + begin : nullptr, out + begin * pixels,
-                      end - begin, cg, pixels);
-      }
-    }
+  int64_t pixels = s.h * s.w;
+  std::vector<float> xt(pixels * s.c);
+  for (int64_t b = 0; b < s.n; ++b) {
+    const float *in = x + b * s.c * pixels;
+    for (int64_t c = 0; c < s.c; ++c)
+      for (int64_t p = 0; p < pixels; ++p)
+        xt[p * s.c + c] = in[c * pixels + p];
+    streamedProduct(w, xt.data(), bias, y + b * s.o * pixels, s.o, s.c, pixels,
+                    /*rowStride=*/pixels, /*vectorStride=*/1,
+                    /*accumulate=*/false);
+  }
 }
 
 /// Pixels per image up to which a pointwise conv over several images is one
@@ -418,7 +346,7 @@ void pointwiseBatched(const float *x, const float *w, const float *bias,
 void pointwise(const float *x, const float *w, const float *bias, float *y,
                const ConvShape &s) {
   int64_t cg = s.c / s.groups, og = s.o / s.groups, pixels = s.h * s.w;
-  if (s.groups == 1 && s.n * pixels <= kStreamedPixels) {
+  if (s.groups == 1 && s.n * pixels <= kStreamedVectors) {
     pointwiseFewPixels(x, w, bias, y, s);
     return;
   }
