@@ -160,18 +160,6 @@ static void collapse(scf::ParallelOp loop, unsigned first,
   loop.erase();
 }
 
-/// Constant `values`, if all are.
-static std::optional<SmallVector<int64_t>> constants(ValueRange values) {
-  SmallVector<int64_t> result;
-  for (Value value : values) {
-    std::optional<int64_t> constant = getConstantIntValue(value);
-    if (!constant)
-      return std::nullopt;
-    result.push_back(*constant);
-  }
-  return result;
-}
-
 namespace {
 struct CollapseContiguousLoopsPass
     : public oneflow::impl::CollapseContiguousLoopsBase<
@@ -185,12 +173,11 @@ struct CollapseContiguousLoopsPass
         loops.push_back(op);
     });
     for (scf::ParallelOp loop : loops) {
-      auto lower = constants(loop.getLowerBound());
-      auto step = constants(loop.getStep());
-      auto sizes = constants(loop.getUpperBound());
-      if (!lower || !step || !sizes ||
-          llvm::any_of(*lower, [](int64_t v) { return v != 0; }) ||
-          llvm::any_of(*step, [](int64_t v) { return v != 1; }))
+      auto sizes =
+          getConstantIntValues(getAsOpFoldResult(loop.getUpperBound()));
+      if (!sizes ||
+          !areAllConstantIntValue(getAsOpFoldResult(loop.getLowerBound()), 0) ||
+          !areAllConstantIntValue(getAsOpFoldResult(loop.getStep()), 1))
         continue;
       // Merging [first, n) is legal whenever merging [first - 1, n) is:
       // the first legal start is the widest span.
