@@ -22,6 +22,12 @@ if lit_config.params.get("no_fuse") == "1":
     config.environment["ONEFLOW_NO_FUSE"] = "1"
     config.available_features.add("no-fuse")
 llvm_config.use_default_substitutions()
+# One kernel cache for the whole suite: a model compiled by several tests
+# with the same flags runs LLVM once (`--param kernel_cache=0`: none).
+if lit_config.params.get("kernel_cache", "1") != "0":
+    config.environment["ONEFLOW_KERNEL_CACHE_DIR"] = os.environ.get(
+        "ONEFLOW_KERNEL_CACHE_DIR",
+        os.path.join(config.oneflow_obj_root, "kernel-cache"))
 
 tool_dirs = [config.oneflow_tools_dir, config.llvm_tools_dir]
 tools = ["oneflow-opt", "oneflow-run", "oneflow-cuda-gemm-bench"]

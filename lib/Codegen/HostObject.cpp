@@ -2,6 +2,7 @@
 
 #include "HostObject.h"
 #include "KernelExtraction.h"
+#include "ObjectCache.h"
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/ExecutionEngine/OptUtils.h"
@@ -128,10 +129,12 @@ struct HostTarget {
 } // namespace
 
 /// Translates one chunk of the host code, optimizes it at O3 and writes its
-/// object file. Runs on a worker thread: everything LLVM here (context,
+/// object file, or copies the object `cache` has for the same IR and target
+/// (`fromCache`). Runs on a worker thread: everything LLVM here (context,
 /// module, target machine) is the chunk's own.
 static LogicalResult emitChunk(ModuleOp chunk, const HostTarget &host,
-                               StringRef objectPath) {
+                               const ObjectCache &cache, StringRef objectPath,
+                               bool &fromCache) {
   llvm::LLVMContext llvmContext;
   std::unique_ptr<llvm::Module> llvmModule =
       translateModuleToLLVMIR(chunk, llvmContext, "kernels");
@@ -140,23 +143,42 @@ static LogicalResult emitChunk(ModuleOp chunk, const HostTarget &host,
   std::unique_ptr<llvm::TargetMachine> machine = host.createMachine();
   host.prepare(*llvmModule, *machine);
 
+  std::string key;
+  if (cache.enabled()) {
+    key = ObjectCache::key(*llvmModule, *machine);
+    fromCache = cache.fetch(key, objectPath);
+    if (fromCache)
+      return success();
+  }
+
   auto optimize =
       makeOptimizingTransformer(/*optLevel=*/3, /*sizeLevel=*/0, machine.get());
   if (llvm::Error err = optimize(llvmModule.get()))
     return chunk.emitError()
            << "LLVM optimization failed: " << llvm::toString(std::move(err));
 
-  std::error_code ec;
-  llvm::raw_fd_ostream os(objectPath, ec, llvm::sys::fs::OF_None);
-  if (ec)
-    return chunk.emitError()
-           << "cannot write " << objectPath << ": " << ec.message();
+  SmallString<0> object;
+  llvm::raw_svector_ostream objectStream(object);
   llvm::legacy::PassManager codegen;
-  if (machine->addPassesToEmitFile(codegen, os, nullptr,
+  if (machine->addPassesToEmitFile(codegen, objectStream, nullptr,
                                    llvm::CodeGenFileType::ObjectFile))
     return chunk.emitError() << "the host target cannot emit object files";
   codegen.run(*llvmModule);
-  os.flush();
+
+  std::error_code ec;
+  llvm::raw_fd_ostream os(objectPath, ec, llvm::sys::fs::OF_None);
+  if (!ec) {
+    os << object;
+    os.close();
+    ec = os.error();
+    os.clear_error();
+  }
+  if (ec)
+    return chunk.emitError()
+           << "cannot write " << objectPath << ": " << ec.message();
+  std::string error;
+  if (cache.enabled() && !cache.store(key, object, error))
+    chunk.emitWarning() << "kernel cache: " << error;
   return success();
 }
 
@@ -253,7 +275,8 @@ static OwningOpRef<ModuleOp> extractChunk(ModuleOp module, SymbolTable &symbols,
 
 FailureOr<HostObjects>
 mlir::oneflow::emitHostObjects(ModuleOp module, ArrayRef<std::string> names,
-                               StringRef objectPrefix, unsigned threads) {
+                               StringRef objectPrefix, unsigned threads,
+                               StringRef cacheDirectory) {
   llvm::InitializeNativeTarget();
   llvm::InitializeNativeTargetAsmPrinter();
   MLIRContext *context = module.getContext();
@@ -288,15 +311,22 @@ mlir::oneflow::emitHostObjects(ModuleOp module, ArrayRef<std::string> names,
     chunks.push_back(extractChunk(module, symbols, entries));
     paths.push_back((objectPrefix + "." + Twine(paths.size()) + ".o").str());
   }
-  SmallVector<char> ok(chunks.size(), 0);
+  SmallVector<char> ok(chunks.size(), 0), cached(chunks.size(), 0);
+  ObjectCache cache(cacheDirectory);
+  auto emit = [&](size_t index) {
+    bool fromCache = false;
+    ok[index] = succeeded(
+        emitChunk(*chunks[index], host, cache, paths[index], fromCache));
+    cached[index] = fromCache;
+  };
   threads = std::min<unsigned>(codegenThreads(threads), chunks.size());
   // The workers create MLIR attributes while translating (their own
   // chunks): the context must allow it.
   if (!context->isMultithreadingEnabled())
     threads = 1;
   if (threads <= 1) {
-    for (auto [index, chunk] : llvm::enumerate(chunks))
-      ok[index] = succeeded(emitChunk(*chunk, host, paths[index]));
+    for (size_t index = 0; index < chunks.size(); ++index)
+      emit(index);
   } else {
     // Diagnostics from the workers come out in chunk order.
     ParallelDiagnosticHandler diagnostics(context);
@@ -304,7 +334,7 @@ mlir::oneflow::emitHostObjects(ModuleOp module, ArrayRef<std::string> names,
     for (size_t index = 0; index < chunks.size(); ++index)
       pool.async([&, index] {
         diagnostics.setOrderIDForThread(index);
-        ok[index] = succeeded(emitChunk(*chunks[index], host, paths[index]));
+        emit(index);
         diagnostics.eraseOrderIDForThread();
       });
     pool.wait();
@@ -314,7 +344,10 @@ mlir::oneflow::emitHostObjects(ModuleOp module, ArrayRef<std::string> names,
       llvm::sys::fs::remove(path);
     return failure();
   }
-  return HostObjects{std::move(paths), threads};
+  size_t fromCache = llvm::count(cached, 1);
+  if (cache.enabled() && fromCache < chunks.size())
+    cache.prune();
+  return HostObjects{std::move(paths), threads, fromCache};
 }
 
 LogicalResult mlir::oneflow::linkSharedLibrary(

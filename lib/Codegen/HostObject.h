@@ -26,11 +26,12 @@ LogicalResult addEntryPoints(ModuleOp module, ArrayRef<std::string> names);
 /// ONEFLOW_COMPILE_THREADS environment variable, else every core.
 unsigned codegenThreads(unsigned requested = 0);
 
-/// The object files of the host code, in link order, and the threads that
-/// compiled them.
+/// The object files of the host code, in link order, the threads that
+/// compiled them, and how many came from the kernel cache.
 struct HostObjects {
   SmallVector<std::string> paths;
   unsigned threads = 1;
+  size_t fromCache = 0;
 };
 
 /// Translates `module` (LLVM dialect, with the entry points `names`) to LLVM
@@ -39,11 +40,13 @@ struct HostObjects {
 /// (by the module alone, not the thread count, so the objects do not depend
 /// on it), each translated, optimized and emitted with its own LLVMContext
 /// on one of codegenThreads(`threads`) threads; only the entries are
-/// exported.
+/// exported. With a `cacheDirectory`, a chunk whose IR and target were
+/// compiled before is copied from there instead (see ObjectCache.h).
 FailureOr<HostObjects> emitHostObjects(ModuleOp module,
                                        ArrayRef<std::string> names,
                                        llvm::StringRef objectPrefix,
-                                       unsigned threads = 0);
+                                       unsigned threads = 0,
+                                       llvm::StringRef cacheDirectory = "");
 
 /// Links `objectPaths` with `extraArgs` (libraries, flags) into the shared
 /// library `libraryPath`.

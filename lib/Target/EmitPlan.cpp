@@ -372,6 +372,7 @@ LogicalResult mlir::oneflow::emitPlan(ModuleOp module,
     std::string fatbin = pathOf("kernels.fatbin");
     CudaKernelsOptions cuda = *options.cuda;
     cuda.threads = options.compileThreads;
+    cuda.cacheDirectory = options.kernelCacheDirectory;
     cuda.phase = phase;
     cuda.stats = &codegen;
     FailureOr<CudaKernelsReport> report =
@@ -395,6 +396,7 @@ LogicalResult mlir::oneflow::emitPlan(ModuleOp module,
     CpuKernelsOptions cpu;
     cpu.gpuKernelsOnCpu = options.gpuKernelsOnCpu;
     cpu.threads = options.compileThreads;
+    cpu.cacheDirectory = options.kernelCacheDirectory;
     cpu.phase = phase;
     cpu.stats = &codegen;
     if (failed(compileKernels(module, tempLibrary, cpu)))
@@ -403,10 +405,15 @@ LogicalResult mlir::oneflow::emitPlan(ModuleOp module,
   if (std::error_code ec = llvm::sys::fs::rename(tempLibrary, library))
     return emitError(loc) << "cannot move the kernel library into place: "
                           << ec.message();
-  if (options.report)
+  if (options.report) {
     *options.report << "kernel code: " << codegen.kernels
                     << " distinct kernels in " << codegen.objects
-                    << " object(s) on " << codegen.threads << " thread(s)\n";
+                    << " object(s) on " << codegen.threads << " thread(s)";
+    if (codegen.cacheEnabled)
+      *options.report << "; " << codegen.cachedObjects << " of "
+                      << codegen.objects << " object(s) from the kernel cache";
+    *options.report << "\n";
+  }
   phase("writing");
   if (failed(writeAtomically(loc, pathOf(built->plan.weights_file()),
                              built->weights)))

@@ -170,6 +170,20 @@ static llvm::cl::opt<unsigned> compileThreadsOption(
                    "machine code (default 0: ONEFLOW_COMPILE_THREADS, else "
                    "every core); the plan does not depend on it"),
     llvm::cl::init(0));
+static llvm::cl::opt<std::string> kernelCacheDirOption(
+    "kernel-cache-dir",
+    llvm::cl::desc("With --emit=plan: keep the kernels' machine code in DIR "
+                   "and reuse it when the same kernels are compiled again "
+                   "(default: ONEFLOW_KERNEL_CACHE_DIR, else no cache)"),
+    llvm::cl::value_desc("DIR"), llvm::cl::init(""));
+
+/// --kernel-cache-dir, else ONEFLOW_KERNEL_CACHE_DIR, else none.
+static std::string kernelCacheDirectory() {
+  if (!kernelCacheDirOption.empty())
+    return kernelCacheDirOption;
+  const char *env = std::getenv("ONEFLOW_KERNEL_CACHE_DIR");
+  return env ? env : "";
+}
 static llvm::cl::opt<bool> gpuKernelsOnCpuOption(
     "gpu-kernels-on-cpu",
     llvm::cl::desc("With --emit=plan (developer check of the CUDA backend): "
@@ -699,6 +713,7 @@ static int compileToPlan(llvm::StringRef input, llvm::StringRef outputDir,
   options.fuse = !fusionDisabled();
   options.gpuKernelsOnCpu = gpuKernelsOnCpuOption;
   options.compileThreads = compileThreadsOption;
+  options.kernelCacheDirectory = kernelCacheDirectory();
   options.report = &llvm::errs();
   options.times = &times;
   if (device == "cuda") {

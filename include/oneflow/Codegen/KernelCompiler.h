@@ -19,6 +19,9 @@ struct CodegenStats {
   /// compiled those.
   size_t kernels = 0, objects = 0;
   unsigned threads = 0;
+  /// The objects copied from the kernel cache; whether it was used.
+  size_t cachedObjects = 0;
+  bool cacheEnabled = false;
 };
 
 struct CpuKernelsOptions {
@@ -29,6 +32,9 @@ struct CpuKernelsOptions {
   /// the ONEFLOW_COMPILE_THREADS environment variable, else every core).
   /// The library does not depend on it.
   unsigned threads = 0;
+  /// Where the kernels' objects are cached across compiles (keyed by their
+  /// LLVM IR and the target); empty: no cache.
+  std::string cacheDirectory;
   /// Called with "LLVM code" when the MLIR lowering is done (phase times).
   std::function<void(llvm::StringRef)> phase;
   /// Where to record how the machine code was made; null: nowhere.
@@ -46,8 +52,10 @@ struct CudaKernelsOptions {
   /// The architectures to build cubins for (sm_80, ...); the last one's PTX
   /// is packed too, for newer GPUs.
   llvm::SmallVector<std::string> archs = {"sm_80", "sm_90"};
-  /// Threads for the host code's LLVM code (as CpuKernelsOptions::threads).
+  /// Threads and object cache for the host code's LLVM code (as
+  /// CpuKernelsOptions).
   unsigned threads = 0;
+  std::string cacheDirectory;
   /// Called with "LLVM code" when the host code's LLVM emission starts.
   std::function<void(llvm::StringRef)> phase;
   /// Where to record how the host code was made; null: nowhere.

@@ -58,6 +58,9 @@ struct EmitPlanOptions {
   /// the ONEFLOW_COMPILE_THREADS environment variable, else every core); the
   /// plan and kernels.so do not depend on it.
   unsigned compileThreads = 0;
+  /// The kernel cache's directory (CpuKernelsOptions::cacheDirectory);
+  /// empty: none.
+  std::string kernelCacheDirectory;
   /// Compile the kernels for NVIDIA GPUs (a CUDA plan) instead of the CPU.
   std::optional<CudaKernelsOptions> cuda;
   /// Where to record the time of fusion, plan building, kernel code

@@ -221,14 +221,15 @@ LogicalResult mlir::oneflow::compileKernels(ModuleOp source,
 
   if (options.phase)
     options.phase("LLVM code");
-  FailureOr<HostObjects> objects =
-      emitHostObjects(*module, names, libraryPath, options.threads);
+  FailureOr<HostObjects> objects = emitHostObjects(
+      *module, names, libraryPath, options.threads, options.cacheDirectory);
   if (failed(objects))
     return failure();
   LogicalResult linked = link(source.getLoc(), objects->paths, libraryPath);
   for (const std::string &object : objects->paths)
     llvm::sys::fs::remove(object);
   if (options.stats)
-    *options.stats = {names.size(), objects->paths.size(), objects->threads};
+    *options.stats = {names.size(), objects->paths.size(), objects->threads,
+                      objects->fromCache, !options.cacheDirectory.empty()};
   return linked;
 }

@@ -176,8 +176,8 @@ static LogicalResult compileHostCode(ModuleOp module, Operation *anchor,
     return failure();
   if (options.phase)
     options.phase("LLVM code");
-  FailureOr<HostObjects> objects =
-      emitHostObjects(module, names, libraryPath, options.threads);
+  FailureOr<HostObjects> objects = emitHostObjects(
+      module, names, libraryPath, options.threads, options.cacheDirectory);
   if (failed(objects))
     return failure();
   LogicalResult linked =
@@ -185,7 +185,8 @@ static LogicalResult compileHostCode(ModuleOp module, Operation *anchor,
   for (const std::string &object : objects->paths)
     llvm::sys::fs::remove(object);
   if (options.stats)
-    *options.stats = {names.size(), objects->paths.size(), objects->threads};
+    *options.stats = {names.size(), objects->paths.size(), objects->threads,
+                      objects->fromCache, !options.cacheDirectory.empty()};
   return linked;
 }
 
