@@ -120,13 +120,17 @@ void im2col(const T *image, T *cols, const ConvShape &s, int64_t channels,
       }
 }
 
-/// The adjoint of im2col: accumulates columns back into the image.
+/// The adjoint of im2col: accumulates columns back into the image (row r
+/// of the window elements at cols + r * ld; ld 0: oh * ow).
 template <typename T>
-void col2im(const T *cols, T *image, const ConvShape &s, int64_t channels) {
+void col2im(const T *cols, T *image, const ConvShape &s, int64_t channels,
+            int64_t ld = 0) {
+  if (ld == 0)
+    ld = s.oh * s.ow;
   for (int64_t c = 0; c < channels; ++c)
     for (int64_t i = 0; i < s.kh; ++i)
       for (int64_t j = 0; j < s.kw; ++j) {
-        const T *row = cols + ((c * s.kh + i) * s.kw + j) * s.oh * s.ow;
+        const T *row = cols + ((c * s.kh + i) * s.kw + j) * ld;
         for (int64_t y = 0; y < s.oh; ++y) {
           int64_t iy = source(y, i, s.sh, s.pt, s.dh, s.h);
           if (iy < 0)
@@ -370,13 +374,38 @@ void pointwise(const float *x, const float *w, const float *bias, float *y,
   }
 }
 
+/// A dense conv with taps over several small images (batchesImages): the
+/// images' unfolded columns side by side, [patch, n * pixels], and one
+/// sgemm, so that the weights are read once.
+void convBatched(const float *x, const float *w, const float *bias, float *y,
+                 const ConvShape &s) {
+  int64_t patch = s.c * s.kh * s.kw, pixels = s.oh * s.ow,
+          columns = s.n * pixels;
+  std::vector<float> cols(patch * columns), out(s.o * columns);
+  for (int64_t b = 0; b < s.n; ++b)
+    im2col(x + b * s.c * s.h * s.w, cols.data() + b * pixels, s, s.c, columns);
+  if (bias)
+    fillWithBias(out.data(), bias, s.o, columns);
+  dnnl_sgemm('N', 'N', s.o, columns, patch, 1.0f, w, patch, cols.data(),
+             columns, bias ? 1.0f : 0.0f, out.data(), columns);
+  for (int64_t b = 0; b < s.n; ++b)
+    for (int64_t o = 0; o < s.o; ++o)
+      std::memcpy(y + (b * s.o + o) * pixels, &out[o * columns + b * pixels],
+                  pixels * sizeof(float));
+}
+
 template <typename T>
 void conv2d(const T *x, const T *w, const T *bias, T *y, const ConvShape &s) {
-  if constexpr (std::is_same_v<T, float>)
+  if constexpr (std::is_same_v<T, float>) {
     if (isPointwise(s)) {
       pointwise(x, w, bias, y, s);
       return;
     }
+    if (batchesImages(s)) {
+      convBatched(x, w, bias, y, s);
+      return;
+    }
+  }
   if (isDepthwise(s)) {
     depthwise(x, w, bias, y, s);
     return;
@@ -428,19 +457,52 @@ void conv2d(const T *x, const T *w, const T *bias, T *y, const ConvShape &s) {
     openblas_set_num_threads(blasThreads);
 }
 
-/// x: [N, C, H, W] (the conv's output side), w: [C, O/g, kh, kw],
-/// y: [N, O, OH, OW] (the conv's input side).
-template <typename T>
-void convTranspose2d(const T *x, const T *w, const T *bias, T *y,
-                     const ConvShape &s) {
-  int64_t cg = s.c / s.groups, og = s.o / s.groups;
-  int64_t patch = og * s.kh * s.kw, pixels = s.h * s.w;
-  // The adjoint conv maps y (as its input) to x (as its output).
+/// The conv whose adjoint the transposed conv `s` is: it maps y (as its
+/// input) to x (as its output).
+ConvShape adjointOf(const ConvShape &s) {
   ConvShape adj = s;
   adj.h = s.oh;
   adj.w = s.ow;
   adj.oh = s.h;
   adj.ow = s.w;
+  return adj;
+}
+
+/// A transposed conv over several small images (batchesTransposedImages):
+/// x's images side by side, [c, n * pixels], one sgemm into their columns
+/// [patch, n * pixels], folded back per image: the weights are read once.
+void convTransposeBatched(const float *x, const float *w, const float *bias,
+                          float *y, const ConvShape &s) {
+  int64_t patch = s.o * s.kh * s.kw, pixels = s.h * s.w, columns = s.n * pixels;
+  std::vector<float> in(s.c * columns), cols(patch * columns);
+  for (int64_t b = 0; b < s.n; ++b)
+    for (int64_t c = 0; c < s.c; ++c)
+      std::memcpy(&in[c * columns + b * pixels], x + (b * s.c + c) * pixels,
+                  pixels * sizeof(float));
+  // cols[patch, columns] = w^T[patch, c] * in[c, columns]
+  dnnl_sgemm('T', 'N', patch, columns, s.c, 1.0f, w, patch, in.data(), columns,
+             0.0f, cols.data(), columns);
+  ConvShape adj = adjointOf(s);
+  std::fill(y, y + s.n * s.o * s.oh * s.ow, 0.0f);
+  for (int64_t b = 0; b < s.n; ++b)
+    col2im(cols.data() + b * pixels, y + b * s.o * s.oh * s.ow, adj, s.o,
+           columns);
+  addBias(y, bias, s.n, s.o, s.oh * s.ow);
+}
+
+/// x: [N, C, H, W] (the conv's output side), w: [C, O/g, kh, kw],
+/// y: [N, O, OH, OW] (the conv's input side).
+template <typename T>
+void convTranspose2d(const T *x, const T *w, const T *bias, T *y,
+                     const ConvShape &s) {
+  if constexpr (std::is_same_v<T, float>)
+    if (batchesTransposedImages(s)) {
+      convTransposeBatched(x, w, bias, y, s);
+      return;
+    }
+  int64_t cg = s.c / s.groups, og = s.o / s.groups;
+  int64_t patch = og * s.kh * s.kw, pixels = s.h * s.w;
+  ConvShape adj = adjointOf(s);
   std::vector<T> cols(patch * pixels);
   std::fill(y, y + s.n * s.o * s.oh * s.ow, T(0));
   for (int64_t b = 0; b < s.n; ++b)
@@ -454,6 +516,16 @@ void convTranspose2d(const T *x, const T *w, const T *bias, T *y,
 }
 
 } // namespace
+
+bool oneflow::kernels::batchesImages(const ConvShape &s) {
+  return s.groups == 1 && s.n > 1 && (s.kh > 1 || s.kw > 1) &&
+         s.n * s.oh * s.ow <= kBatchedConvColumns;
+}
+
+bool oneflow::kernels::batchesTransposedImages(const ConvShape &s) {
+  return s.groups == 1 && s.n > 1 && (s.kh > 1 || s.kw > 1) &&
+         s.n * s.h * s.w <= kBatchedConvColumns;
+}
 
 void oneflow::kernels::conv2dWithoutDnnlF32(const float *x, const float *w,
                                             const float *bias, float *y,

@@ -41,6 +41,23 @@ enum class ConvPath {
 /// bench/conv_paths.cpp measures both paths to check it.
 bool preferOneDnn(const ConvShape &s);
 
+/// Output pixels over the whole batch up to which a dense conv with taps
+/// over several images is one product (see batchesImages).
+constexpr int64_t kBatchedConvColumns = 64;
+
+/// Whether the im2col path computes the conv as one product over the whole
+/// batch: dense, several images, at most kBatchedConvColumns output pixels
+/// in all (ResNet-18's last stage at batch 8: 2x2 maps). Each weight then
+/// meets few pixels, and reading the weights once beats both a product per
+/// image (which reads them per image) and oneDNN's reorder of weights that
+/// change every step (two passes over them before the conv's one).
+bool batchesImages(const ConvShape &s);
+
+/// The same for a transposed conv (the gradient of a conv's input; `s` in
+/// convTranspose2d's terms: at most kBatchedConvColumns input pixels in
+/// all).
+bool batchesTransposedImages(const ConvShape &s);
+
 /// y = conv(x, w) + bias (bias may be null) on a oneDNN convolution
 /// primitive, as `path` says; false when the caller is to compute it
 /// without oneDNN. The environment's ONEFLOW_DNNL_CONV (0: Im2col, 1:

@@ -206,6 +206,30 @@ TEST(ConvPathRule, ByShape) {
   EXPECT_TRUE(preferOneDnn(shape(1, 144, 16, 16, 144, 5, 1, 2, 2, 1, 144)));
 }
 
+ConvShape transposeShape(int64_t n, int64_t c, int64_t h, int64_t o, int64_t k,
+                         int64_t stride, int64_t pad, int64_t outputPad,
+                         int64_t dilation, int64_t groups);
+
+// Dense convs with taps over several images and at most 64 output pixels in
+// all are one product over the batch (with weights that change, instead of
+// oneDNN).
+TEST(ConvPathRule, BatchedSmallMaps) {
+  using oneflow::kernels::batchesImages;
+  using oneflow::kernels::batchesTransposedImages;
+  // ResNet-18's last stage at batch 8 and 64x64: 2x2 maps.
+  EXPECT_TRUE(batchesImages(shape(8, 512, 2, 2, 512, 3, 1, 1, 1, 1, 1)));
+  EXPECT_TRUE(batchesImages(shape(8, 256, 4, 4, 512, 3, 2, 1, 1, 1, 1)));
+  // The stage before (4x4 maps, 128 pixels), one image, groups, 1x1.
+  EXPECT_FALSE(batchesImages(shape(8, 256, 4, 4, 256, 3, 1, 1, 1, 1, 1)));
+  EXPECT_FALSE(batchesImages(shape(1, 512, 2, 2, 512, 3, 1, 1, 1, 1, 1)));
+  EXPECT_FALSE(batchesImages(shape(8, 64, 2, 2, 64, 3, 1, 1, 1, 1, 32)));
+  EXPECT_FALSE(batchesImages(shape(8, 64, 2, 2, 64, 1, 1, 0, 0, 1, 1)));
+  EXPECT_TRUE(batchesTransposedImages(
+      transposeShape(8, 512, 2, 512, 3, 1, 1, 0, 1, 1)));
+  EXPECT_FALSE(batchesTransposedImages(
+      transposeShape(8, 256, 4, 256, 3, 1, 1, 0, 1, 1)));
+}
+
 // n, c, h, w, o, k, stride, top/left pad, bottom/right pad, dilation, groups.
 INSTANTIATE_TEST_SUITE_P(
     Shapes, Conv2dTest,
@@ -234,7 +258,11 @@ INSTANTIATE_TEST_SUITE_P(
         Case{"DepthwiseMultiplier", shape(1, 8, 9, 9, 16, 3, 1, 1, 1, 1, 8)},
         Case{"Depthwise5x5Dilated", shape(1, 8, 12, 12, 8, 5, 1, 4, 4, 2, 8)},
         Case{"Stem7x7", shape(1, 3, 32, 32, 16, 7, 2, 3, 3, 1, 1)},
-        Case{"FewPixels", shape(1, 64, 4, 4, 64, 3, 2, 1, 1, 1, 1)}),
+        Case{"FewPixels", shape(1, 64, 4, 4, 64, 3, 2, 1, 1, 1, 1)},
+        // Taps over several small images (at most 64 output pixels in
+        // all): one product over the batch, also from the library entry.
+        Case{"BatchedSmallMaps", shape(8, 20, 2, 2, 24, 3, 1, 1, 1, 1, 1)},
+        Case{"BatchedStride2", shape(4, 12, 7, 7, 10, 3, 2, 1, 1, 1, 1)}),
     [](const ::testing::TestParamInfo<Case> &info) {
       return std::string(info.param.name);
     });
@@ -368,7 +396,12 @@ INSTANTIATE_TEST_SUITE_P(
              transposeShape(1, 8, 7, 12, 3, 2, 1, 1, 1, 1)},
         Case{"Stride1", transposeShape(3, 6, 9, 5, 3, 1, 1, 0, 1, 1)},
         Case{"Grouped", transposeShape(1, 12, 6, 9, 3, 2, 1, 0, 1, 3)},
-        Case{"Dilation2", transposeShape(1, 4, 8, 6, 3, 1, 2, 0, 2, 1)}),
+        Case{"Dilation2", transposeShape(1, 4, 8, 6, 3, 1, 2, 0, 2, 1)},
+        // At most 64 input pixels over several images: one product over
+        // the batch.
+        Case{"BatchedSmallMaps",
+             transposeShape(8, 24, 2, 20, 3, 1, 1, 0, 1, 1)},
+        Case{"BatchedStride2", transposeShape(4, 10, 4, 12, 3, 2, 1, 1, 1, 1)}),
     [](const ::testing::TestParamInfo<Case> &info) {
       return std::string(info.param.name);
     });

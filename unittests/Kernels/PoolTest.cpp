@@ -156,8 +156,9 @@ void checkMax(const Pool &p, bool nans, Fn maxPool) {
     }
     ASSERT_EQ(y[i], expected[i]) << "output " << i;
   }
-  if (nans)
+  if (nans) {
     EXPECT_GT(nanCount, 0);
+  }
 }
 
 TEST_P(PoolTest, MaxF32) {
