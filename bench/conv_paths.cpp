@@ -1,9 +1,11 @@
 //===- conv_paths.cpp - oneDNN against im2col per convolution shape -------===//
 //
 // Times each f32 conv2d shape read from stdin on both paths of the kernel
-// library (oneDNN's primitive with its reorders, and im2col + GEMM or the
-// direct depthwise / pointwise loops) and prints both, with the shape, so
-// that the shape rule in DnnlConv.cpp (preferOneDnn) can be checked or
+// library (oneDNN's primitive with its reorders, the weights' on every call
+// as for a training plan and once as for constant weights; and im2col +
+// GEMM, one GEMM over the batch, or the direct depthwise / pointwise loops)
+// and prints them, with the shape and the path the library's rule takes,
+// so that the rule (preferOneDnn, batchesImages) can be checked or
 // re-derived on a machine. One line per shape:
 //   name n c h w o kh kw oh ow sh sw pt pl dh dw groups bias
 // (bench/conv_shapes.py writes those of the torchvision models).
@@ -22,6 +24,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <iostream>
+#include <list>
 #include <random>
 #include <sstream>
 #include <string>
@@ -61,7 +64,10 @@ int main(int argc, char **argv) {
   std::mt19937 rng(0);
   std::uniform_real_distribution<float> uniform(-1, 1);
   std::printf("name n c h w o kh kw oh ow sh sw pt pl dh dw groups bias "
-              "onednn_ms im2col_ms rule\n");
+              "onednn_ms onednn_constant_ms im2col_ms rule\n");
+  // The constant-weights path keys its blocked copies by address: every
+  // shape's weights live to the end.
+  std::list<std::vector<float>> weights;
   std::string line;
   while (std::getline(std::cin, line)) {
     std::istringstream in(line);
@@ -72,9 +78,10 @@ int main(int argc, char **argv) {
           s.oh >> s.ow >> s.sh >> s.sw >> s.pt >> s.pl >> s.dh >> s.dw >>
           s.groups >> bias))
       continue;
-    std::vector<float> x(s.n * s.c * s.h * s.w),
-        w(s.o * (s.c / s.groups) * s.kh * s.kw), b(s.o),
+    std::vector<float> x(s.n * s.c * s.h * s.w), b(s.o),
         y(s.n * s.o * s.oh * s.ow);
+    std::vector<float> &w =
+        weights.emplace_back(s.o * (s.c / s.groups) * s.kh * s.kw);
     for (std::vector<float> *v : {&x, &w, &b})
       for (float &e : *v)
         e = uniform(rng);
@@ -87,10 +94,15 @@ int main(int argc, char **argv) {
       supported = dnnlConv2dF32(x.data(), w.data(), biasData, y.data(), s,
                                 ConvPath::OneDnn);
     });
+    double constant = bestMilliseconds(repeats, [&] {
+      supported &= dnnlConv2dConstantWeightsF32(x.data(), w.data(), biasData,
+                                                y.data(), s, ConvPath::OneDnn);
+    });
     double ours = bestMilliseconds(repeats, im2col);
-    std::printf("%s %s %.4f %.4f %s\n", name.c_str(),
+    std::printf("%s %s %.4f %.4f %.4f %s\n", name.c_str(),
                 line.substr(name.size() + 1).c_str(), supported ? onednn : -1.0,
-                ours, preferOneDnn(s) ? "onednn" : "im2col");
+                supported ? constant : -1.0, ours,
+                preferOneDnn(s) && !batchesImages(s) ? "onednn" : "im2col");
   }
   return 0;
 }

@@ -45,12 +45,13 @@ bool preferOneDnn(const ConvShape &s);
 /// over several images is one product (see batchesImages).
 constexpr int64_t kBatchedConvColumns = 64;
 
-/// Whether the im2col path computes the conv as one product over the whole
-/// batch: dense, several images, at most kBatchedConvColumns output pixels
-/// in all (ResNet-18's last stage at batch 8: 2x2 maps). Each weight then
-/// meets few pixels, and reading the weights once beats both a product per
-/// image (which reads them per image) and oneDNN's reorder of weights that
-/// change every step (two passes over them before the conv's one).
+/// Whether the conv is one product over the whole batch (instead of
+/// oneDNN, whatever preferOneDnn says): dense with taps, several images, at
+/// most kBatchedConvColumns output pixels in all (ResNet-18's last stage
+/// at batch 8: 2x2 maps). Each weight then meets few pixels, and reading
+/// the weights once beats both a product per image (which reads them per
+/// image) and oneDNN (whose weight reorder, per call where the weights
+/// change, is two more passes over them; bench/conv_paths.cpp).
 bool batchesImages(const ConvShape &s);
 
 /// The same for a transposed conv (the gradient of a conv's input; `s` in

@@ -211,8 +211,7 @@ ConvShape transposeShape(int64_t n, int64_t c, int64_t h, int64_t o, int64_t k,
                          int64_t dilation, int64_t groups);
 
 // Dense convs with taps over several images and at most 64 output pixels in
-// all are one product over the batch (with weights that change, instead of
-// oneDNN).
+// all are one product over the batch (instead of oneDNN).
 TEST(ConvPathRule, BatchedSmallMaps) {
   using oneflow::kernels::batchesImages;
   using oneflow::kernels::batchesTransposedImages;
