@@ -318,6 +318,24 @@ void pointwiseFewPixels(const float *x, const float *w, const float *bias,
   }
 }
 
+/// The n images of x [n, c, pixels] side by side: out [c, n * pixels].
+void gatherImages(const float *x, int64_t n, int64_t c, int64_t pixels,
+                  float *out) {
+  for (int64_t b = 0; b < n; ++b)
+    for (int64_t ch = 0; ch < c; ++ch)
+      std::memcpy(out + ch * n * pixels + b * pixels, x + (b * c + ch) * pixels,
+                  pixels * sizeof(float));
+}
+
+/// The inverse of gatherImages: in [c, n * pixels] to y [n, c, pixels].
+void scatterImages(const float *in, int64_t n, int64_t c, int64_t pixels,
+                   float *y) {
+  for (int64_t b = 0; b < n; ++b)
+    for (int64_t ch = 0; ch < c; ++ch)
+      std::memcpy(y + (b * c + ch) * pixels, in + ch * n * pixels + b * pixels,
+                  pixels * sizeof(float));
+}
+
 /// Pixels per image up to which a pointwise conv over several images is one
 /// product over the whole batch.
 constexpr int64_t kBatchedPixels = 64;
@@ -330,18 +348,12 @@ void pointwiseBatched(const float *x, const float *w, const float *bias,
                       float *y, const ConvShape &s) {
   int64_t pixels = s.h * s.w, columns = s.n * pixels;
   std::vector<float> in(s.c * columns), out(s.o * columns);
-  for (int64_t b = 0; b < s.n; ++b)
-    for (int64_t c = 0; c < s.c; ++c)
-      std::memcpy(&in[c * columns + b * pixels], x + (b * s.c + c) * pixels,
-                  pixels * sizeof(float));
+  gatherImages(x, s.n, s.c, pixels, in.data());
   if (bias)
     fillWithBias(out.data(), bias, s.o, columns);
   dnnl_sgemm('N', 'N', s.o, columns, s.c, 1.0f, w, s.c, in.data(), columns,
              bias ? 1.0f : 0.0f, out.data(), columns);
-  for (int64_t b = 0; b < s.n; ++b)
-    for (int64_t o = 0; o < s.o; ++o)
-      std::memcpy(y + (b * s.o + o) * pixels, &out[o * columns + b * pixels],
-                  pixels * sizeof(float));
+  scatterImages(out.data(), s.n, s.o, pixels, y);
 }
 
 /// A pointwise f32 conv: per image and group, y[og, hw] = w[og, cg] x[cg,
@@ -388,10 +400,7 @@ void convBatched(const float *x, const float *w, const float *bias, float *y,
     fillWithBias(out.data(), bias, s.o, columns);
   dnnl_sgemm('N', 'N', s.o, columns, patch, 1.0f, w, patch, cols.data(),
              columns, bias ? 1.0f : 0.0f, out.data(), columns);
-  for (int64_t b = 0; b < s.n; ++b)
-    for (int64_t o = 0; o < s.o; ++o)
-      std::memcpy(y + (b * s.o + o) * pixels, &out[o * columns + b * pixels],
-                  pixels * sizeof(float));
+  scatterImages(out.data(), s.n, s.o, pixels, y);
 }
 
 template <typename T>
@@ -475,10 +484,7 @@ void convTransposeBatched(const float *x, const float *w, const float *bias,
                           float *y, const ConvShape &s) {
   int64_t patch = s.o * s.kh * s.kw, pixels = s.h * s.w, columns = s.n * pixels;
   std::vector<float> in(s.c * columns), cols(patch * columns);
-  for (int64_t b = 0; b < s.n; ++b)
-    for (int64_t c = 0; c < s.c; ++c)
-      std::memcpy(&in[c * columns + b * pixels], x + (b * s.c + c) * pixels,
-                  pixels * sizeof(float));
+  gatherImages(x, s.n, s.c, pixels, in.data());
   // cols[patch, columns] = w^T[patch, c] * in[c, columns]
   dnnl_sgemm('T', 'N', patch, columns, s.c, 1.0f, w, patch, in.data(), columns,
              0.0f, cols.data(), columns);
