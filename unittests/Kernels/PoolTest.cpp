@@ -248,9 +248,10 @@ TEST_P(PoolTest, AvgF64) {
   checkAvg<double>(GetParam(), oneflow_avg_pool2d_f64, 1e-12);
 }
 
-// The fixed-window paths (3x3 and 2x2, strides 1 and 2) with rows shorter
-// and longer than a chunk, borders from pads and ceil mode (through a padded
-// copy of the plane), and the general path (other windows, dilation).
+// The fixed-window paths (3x3 and 2x2, strides 1 and 2: by rows with
+// AVX-512, else in chunks; ONEFLOW_POOL_ROWS=0 forces the chunks) with rows
+// shorter and longer than a chunk, borders from pads and ceil mode, and the
+// general path (other windows, dilation).
 INSTANTIATE_TEST_SUITE_P(
     Shapes, PoolTest,
     ::testing::Values(
@@ -266,7 +267,13 @@ INSTANTIATE_TEST_SUITE_P(
         Pool{"Dilated3x3", 1, 2, 12, 12, 3, 1, 2, 2, false},
         Pool{"Single", 1, 1, 3, 3, 3, 2, 1, 1, false},
         Pool{"GoogLeNetTiny3x3s1Pad1", 2, 9, 4, 4, 3, 1, 1, 1, true},
-        Pool{"Tiny2x2s2Ceil", 1, 5, 5, 5, 2, 2, 0, 1, true}),
+        Pool{"Tiny2x2s2Ceil", 1, 5, 5, 5, 2, 2, 0, 1, true},
+        // Rows of several 16-output chunks (the AVX-512 row path's
+        // carried vectors), with left pads and a ceil-mode tail.
+        Pool{"Wide3x3s2Pad1", 1, 2, 9, 70, 3, 2, 1, 1, false},
+        Pool{"Wide3x3s2Ceil", 1, 2, 7, 67, 3, 2, 0, 1, true},
+        Pool{"Wide3x3s1Pad1", 1, 2, 5, 49, 3, 1, 1, 1, false},
+        Pool{"Wide2x2s2", 1, 2, 6, 66, 2, 2, 0, 1, false}),
     [](const ::testing::TestParamInfo<Pool> &info) {
       return std::string(info.param.name);
     });
