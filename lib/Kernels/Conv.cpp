@@ -304,8 +304,16 @@ bool isPointwise(const ConvShape &s) {
 /// pixels' channel vectors (MobileNetV2's last 1x1 conv, 320 -> 1280 over
 /// 2x2 pixels: 86 us on sgemm, 73 streamed).
 void pointwiseFewPixels(const float *x, const float *w, const float *bias,
-                        float *y, const ConvShape &s) {
+                        float *y, const ConvShape &s, bool constantWeights) {
   int64_t pixels = s.h * s.w;
+  if (constantWeights && hasTransposedWeightsProduct()) {
+    int64_t rowStride;
+    const float *wT = transposedConstantWeights(w, s.o, s.c, &rowStride);
+    for (int64_t b = 0; b < s.n; ++b)
+      transposedWeightsProduct(wT, rowStride, x + b * s.c * pixels, bias,
+                               y + b * s.o * pixels, s.o, s.c, pixels);
+    return;
+  }
   std::vector<float> xt(pixels * s.c);
   for (int64_t b = 0; b < s.n; ++b) {
     const float *in = x + b * s.c * pixels;
@@ -360,10 +368,10 @@ void pointwiseBatched(const float *x, const float *w, const float *bias,
 /// hw] on oneDNN's sgemm, 1.5-2x faster than OpenBLAS on these shapes
 /// (MobileNet's and EfficientNet's expansions and projections, one thread).
 void pointwise(const float *x, const float *w, const float *bias, float *y,
-               const ConvShape &s) {
+               const ConvShape &s, bool constantWeights) {
   int64_t cg = s.c / s.groups, og = s.o / s.groups, pixels = s.h * s.w;
   if (s.groups == 1 && s.n * pixels <= kStreamedVectors) {
-    pointwiseFewPixels(x, w, bias, y, s);
+    pointwiseFewPixels(x, w, bias, y, s, constantWeights);
     return;
   }
   if (s.groups == 1 && s.n > 1 && pixels <= kBatchedPixels) {
@@ -404,10 +412,11 @@ void convBatched(const float *x, const float *w, const float *bias, float *y,
 }
 
 template <typename T>
-void conv2d(const T *x, const T *w, const T *bias, T *y, const ConvShape &s) {
+void conv2d(const T *x, const T *w, const T *bias, T *y, const ConvShape &s,
+            bool constantWeights = false) {
   if constexpr (std::is_same_v<T, float>) {
     if (isPointwise(s)) {
-      pointwise(x, w, bias, y, s);
+      pointwise(x, w, bias, y, s, constantWeights);
       return;
     }
     if (batchesImages(s)) {
@@ -535,8 +544,9 @@ bool oneflow::kernels::batchesTransposedImages(const ConvShape &s) {
 
 void oneflow::kernels::conv2dWithoutDnnlF32(const float *x, const float *w,
                                             const float *bias, float *y,
-                                            const ConvShape &s) {
-  conv2d(x, w, bias, y, s);
+                                            const ConvShape &s,
+                                            bool constantWeights) {
+  conv2d(x, w, bias, y, s, constantWeights);
 }
 
 void oneflow::kernels::convTranspose2dWithoutDnnlF32(const float *x,
@@ -568,7 +578,7 @@ ONEFLOW_KERNEL void oneflow_conv2d_constant_weight_f32(CONV_ARGS) {
                                     ptr<float>(bias), ptr<float>(y), CONV_SHAPE,
                                     ConvPath::Auto))
     conv2dWithoutDnnlF32(ptr<float>(x), ptr<float>(w), ptr<float>(bias),
-                         ptr<float>(y), CONV_SHAPE);
+                         ptr<float>(y), CONV_SHAPE, /*constantWeights=*/true);
 }
 ONEFLOW_KERNEL void oneflow_conv2d_f64(CONV_ARGS) {
   conv2d(ptr<double>(x), ptr<double>(w), ptr<double>(bias), ptr<double>(y),

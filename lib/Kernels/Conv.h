@@ -24,9 +24,12 @@ inline bool isDepthwise(const ConvShape &s) {
 }
 
 /// y = conv(x, w) + bias without oneDNN: direct loops for a depthwise conv,
-/// im2col + GEMM for the rest.
+/// im2col + GEMM for the rest. `constantWeights`: w holds the same values
+/// at this address for the life of the process (an inference plan's), so
+/// a transformed copy of it may be kept.
 void conv2dWithoutDnnlF32(const float *x, const float *w, const float *bias,
-                          float *y, const ConvShape &s);
+                          float *y, const ConvShape &s,
+                          bool constantWeights = false);
 
 enum class ConvPath {
   Auto,   // oneDNN where preferOneDnn says so

@@ -5,7 +5,15 @@
 #include <omp.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <cstring>
+#include <map>
+#include <mutex>
+#include <tuple>
+
+#if defined(__x86_64__)
+#include <immintrin.h>
+#endif
 
 using namespace oneflow::kernels;
 
@@ -92,7 +100,117 @@ streamRowsOf(const float *w, const float *v, const float *bias, Output y,
     return streamRows<8>(w, v, bias, y, rows, k);
   }
 }
+#if defined(__x86_64__)
+/// Outputs [o0, o0 + 16 * B) of P pixels: tile[p * 16 * B + j] = sum_c
+/// wT[c, o0 + j] x[c, p].
+template <int P, int B>
+__attribute__((target("avx512f"))) void
+transposedTile(const float *wT, int64_t rowStride, const float *x,
+               int64_t pixels, int64_t k, float *tile) {
+  __m512 acc[P][B];
+  for (int p = 0; p < P; ++p)
+    for (int b = 0; b < B; ++b)
+      acc[p][b] = _mm512_setzero_ps();
+  for (int64_t c = 0; c < k; ++c) {
+    const float *row = wT + c * rowStride;
+    __m512 weights[B];
+    for (int b = 0; b < B; ++b)
+      weights[b] = _mm512_loadu_ps(row + 16 * b);
+    for (int p = 0; p < P; ++p) {
+      __m512 input = _mm512_set1_ps(x[c * pixels + p]);
+      for (int b = 0; b < B; ++b)
+        acc[p][b] = _mm512_fmadd_ps(input, weights[b], acc[p][b]);
+    }
+  }
+  for (int p = 0; p < P; ++p)
+    for (int b = 0; b < B; ++b)
+      _mm512_storeu_ps(tile + (p * B + b) * 16, acc[p][b]);
+}
+
+/// transposedTile for P pixels: four vectors a tile up to four pixels (at
+/// most 16 accumulators), two beyond (at most 16 again).
+void transposedTileOf(const float *wT, int64_t rowStride, const float *x,
+                      int64_t pixels, int64_t k, float *tile) {
+  switch (pixels) {
+  case 1:
+    return transposedTile<1, 4>(wT, rowStride, x, pixels, k, tile);
+  case 2:
+    return transposedTile<2, 4>(wT, rowStride, x, pixels, k, tile);
+  case 3:
+    return transposedTile<3, 4>(wT, rowStride, x, pixels, k, tile);
+  case 4:
+    return transposedTile<4, 4>(wT, rowStride, x, pixels, k, tile);
+  case 5:
+    return transposedTile<5, 2>(wT, rowStride, x, pixels, k, tile);
+  case 6:
+    return transposedTile<6, 2>(wT, rowStride, x, pixels, k, tile);
+  case 7:
+    return transposedTile<7, 2>(wT, rowStride, x, pixels, k, tile);
+  default:
+    return transposedTile<8, 2>(wT, rowStride, x, pixels, k, tile);
+  }
+}
+#endif
 } // namespace
+
+bool oneflow::kernels::hasTransposedWeightsProduct() {
+#if defined(__x86_64__)
+  static const bool has = __builtin_cpu_supports("avx512f");
+  return has;
+#else
+  return false;
+#endif
+}
+
+const float *oneflow::kernels::transposedConstantWeights(const float *w,
+                                                         int64_t rows,
+                                                         int64_t k,
+                                                         int64_t *rowStride) {
+  struct Transposed {
+    float *data = nullptr;
+    ~Transposed() { std::free(data); }
+  };
+  static std::mutex mutex;
+  static std::map<std::tuple<const float *, int64_t, int64_t>, Transposed>
+      cache;
+  *rowStride = (rows + 63) / 64 * 64;
+  std::lock_guard<std::mutex> lock(mutex);
+  Transposed &entry = cache[{w, rows, k}];
+  if (!entry.data) {
+    size_t bytes = (k * *rowStride * sizeof(float) + 63) / 64 * 64;
+    entry.data = static_cast<float *>(std::aligned_alloc(64, bytes));
+    std::memset(entry.data, 0, bytes);
+    for (int64_t o = 0; o < rows; ++o)
+      for (int64_t c = 0; c < k; ++c)
+        entry.data[c * *rowStride + o] = w[o * k + c];
+  }
+  return entry.data;
+}
+
+void oneflow::kernels::transposedWeightsProduct(
+    const float *wT, int64_t rowStride, const float *x, const float *bias,
+    float *y, int64_t rows, int64_t k, int64_t pixels) {
+#if defined(__x86_64__)
+  int64_t tileRows = pixels <= 4 ? 64 : 32;
+  int64_t tiles = (rows + tileRows - 1) / tileRows;
+  int threads = int(std::max<int64_t>(
+      1, std::min<int64_t>(omp_get_max_threads(), tiles / 4)));
+#pragma omp parallel for num_threads(threads) if (threads > 1) schedule(static)
+  for (int64_t t = 0; t < tiles; ++t) {
+    float tile[kStreamedVectors * 64];
+    int64_t o0 = t * tileRows, count = std::min(tileRows, rows - o0);
+    transposedTileOf(wT + o0, rowStride, x, pixels, k, tile);
+    for (int64_t o = 0; o < count; ++o)
+      for (int64_t p = 0; p < pixels; ++p)
+        y[(o0 + o) * pixels + p] =
+            tile[p * tileRows + o] + (bias ? bias[o0 + o] : 0.f);
+  }
+#else
+  (void)wT, (void)rowStride, (void)x, (void)bias, (void)y, (void)rows, (void)k,
+      (void)pixels;
+  std::abort();
+#endif
+}
 
 void oneflow::kernels::streamedProduct(const float *w, const float *v,
                                        const float *bias, float *out,

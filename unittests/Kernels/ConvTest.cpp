@@ -251,6 +251,10 @@ INSTANTIATE_TEST_SUITE_P(
              shape(4, 9, 1, 3, 20, 1, 1, 0, 0, 1, 1)},
         Case{"OneByOneOnePixel", shape(1, 70, 1, 1, 9, 1, 1, 0, 0, 1, 1)},
         Case{"OneByOneSevenPixels", shape(1, 19, 1, 7, 130, 1, 1, 0, 0, 1, 1)},
+        // Constant weights over few pixels: a transposed copy of the
+        // weights, tiles of 64 (up to 4 pixels) or 32 outputs, a part tile.
+        Case{"OneByOneTwoImagesFewPixels",
+             shape(2, 21, 2, 2, 70, 1, 1, 0, 0, 1, 1)},
         Case{"Grouped", shape(2, 12, 10, 10, 18, 3, 1, 1, 1, 1, 3)},
         Case{"Depthwise", shape(3, 16, 13, 13, 16, 3, 1, 1, 1, 1, 16)},
         Case{"DepthwiseStride2", shape(1, 24, 14, 14, 24, 5, 2, 2, 2, 1, 24)},
