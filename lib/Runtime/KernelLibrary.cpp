@@ -37,13 +37,21 @@ void keepScratchMemoryInHeap() {
 /// otherwise, they spin 1 ms, long enough for back-to-back loops (libomp
 /// reads this when kernels.so loads). Measured on 2 cores: GPT training
 /// step 168-174 ms (1 ms) vs 187-191 (0) vs about 200 (200 ms).
-void shortenOpenMPSpinning() { ::setenv("KMP_BLOCKTIME", "1", 0); }
+/// OpenBLAS (f64 products only: f32 ones run on oneDNN) starts its
+/// workers when kernels.so loads, and they spin 2^28 cycles (about 80 ms)
+/// before they first sleep, on the cores the OpenMP team needs: with two
+/// threads, MobileNetV3-small's first 18 steps at batch 1 took 2.1 ms
+/// instead of 0.5. They spin 2^4 cycles instead, unless the user chose.
+void shortenWorkerSpinning() {
+  ::setenv("KMP_BLOCKTIME", "1", 0);
+  ::setenv("OPENBLAS_THREAD_TIMEOUT", "4", 0);
+}
 } // namespace
 
 Expected<std::unique_ptr<KernelLibrary>>
 KernelLibrary::open(const std::string &path) {
   keepScratchMemoryInHeap();
-  shortenOpenMPSpinning();
+  shortenWorkerSpinning();
   struct stat info;
   if (::stat(path.c_str(), &info) != 0)
     return makeError("kernel library '", path, "' does not exist");

@@ -6,6 +6,8 @@
 
 #include "gtest/gtest.h"
 
+#include <cstdlib>
+
 using namespace oneflow;
 using namespace oneflow::runtime;
 using namespace oneflow::runtime::test;
@@ -26,6 +28,24 @@ TEST(KernelLibrary, LoadsAndCallsKernels) {
       (*library)->lookupAll({"test_copy_f32", "test_scale", "test_copy_f32"});
   ASSERT_TRUE(all.ok()) << all.error().message();
   EXPECT_EQ((*all)[0], (*all)[2]);
+}
+
+// Loading kernels shortens how long libomp's and OpenBLAS's idle workers
+// spin (they would take the cores the next kernel's threads need), unless
+// the user set those variables.
+TEST(KernelLibrary, ShortensWorkerSpinningUnlessSet) {
+  ::unsetenv("KMP_BLOCKTIME");
+  ::unsetenv("OPENBLAS_THREAD_TIMEOUT");
+  ASSERT_TRUE(KernelLibrary::open(testKernelsPath()).ok());
+  ASSERT_NE(std::getenv("KMP_BLOCKTIME"), nullptr);
+  ASSERT_NE(std::getenv("OPENBLAS_THREAD_TIMEOUT"), nullptr);
+  EXPECT_STREQ(std::getenv("KMP_BLOCKTIME"), "1");
+  EXPECT_STREQ(std::getenv("OPENBLAS_THREAD_TIMEOUT"), "4");
+  ::setenv("KMP_BLOCKTIME", "200", 1);
+  ::setenv("OPENBLAS_THREAD_TIMEOUT", "28", 1);
+  ASSERT_TRUE(KernelLibrary::open(testKernelsPath()).ok());
+  EXPECT_STREQ(std::getenv("KMP_BLOCKTIME"), "200");
+  EXPECT_STREQ(std::getenv("OPENBLAS_THREAD_TIMEOUT"), "28");
 }
 
 TEST(KernelLibrary, MissingLibrary) {
