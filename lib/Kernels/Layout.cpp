@@ -33,8 +33,10 @@ void transposeTileScalar(const float *src, float *dst, int64_t rows,
 #if defined(__x86_64__)
 // GCC 12 warns that the undefined source operand inside its shuffle
 // intrinsics may be used uninitialized; it is not.
+#if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
 __attribute__((target("avx512f"))) void
 transposeImageAvx512(const float *src, float *dst, int64_t rows, int64_t cols,
                      int64_t r0, int64_t r1) {
@@ -88,7 +90,9 @@ transposeImageAvx512(const float *src, float *dst, int64_t rows, int64_t cols,
     }
   }
 }
+#if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC diagnostic pop
+#endif
 #endif
 
 bool hasAvx512() {

@@ -334,7 +334,8 @@ std::pair<int, int> window(const PoolShape &s) {
 template <bool Max>
 void pool(const float *x, float *y, const PoolShape &s,
           std::pair<int, int> kernel) {
-  auto [k, stride] = kernel;
+  // Not a structured binding: clang's OpenMP cannot capture one.
+  int k = kernel.first, stride = kernel.second;
   int64_t count = s.n * s.c;
   int threads = std::min<int64_t>(omp_get_max_threads(), count);
 #pragma omp parallel num_threads(threads) if (threads > 1)
