@@ -306,7 +306,7 @@ bool isPointwise(const ConvShape &s) {
 void pointwiseFewPixels(const float *x, const float *w, const float *bias,
                         float *y, const ConvShape &s, bool constantWeights) {
   int64_t pixels = s.h * s.w;
-  if (constantWeights && hasTransposedWeightsProduct()) {
+  if (constantWeights && hasAvx512()) {
     int64_t rowStride;
     const float *wT = transposedConstantWeights(w, s.o, s.c, &rowStride);
     for (int64_t b = 0; b < s.n; ++b)

@@ -17,6 +17,17 @@ namespace oneflow::kernels {
 template <typename T> T *ptr(int64_t address) {
   return reinterpret_cast<T *>(static_cast<uintptr_t>(address));
 }
+
+/// Whether this CPU runs AVX-512F, which the hand-written vector paths need
+/// (each keeps a portable fallback); asked once per process.
+inline bool hasAvx512() {
+#if defined(__x86_64__)
+  static const bool has = __builtin_cpu_supports("avx512f");
+  return has;
+#else
+  return false;
+#endif
+}
 } // namespace oneflow::kernels
 
 #endif // ONEFLOW_LIB_KERNELS_KERNELABI_H

@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Layout.h"
+#include "KernelABI.h"
 
 #include <algorithm>
 #include <omp.h>
@@ -94,15 +95,6 @@ transposeImageAvx512(const float *src, float *dst, int64_t rows, int64_t cols,
 #pragma GCC diagnostic pop
 #endif
 #endif
-
-bool hasAvx512() {
-#if defined(__x86_64__)
-  static const bool has = __builtin_cpu_supports("avx512f");
-  return has;
-#else
-  return false;
-#endif
-}
 
 } // namespace
 

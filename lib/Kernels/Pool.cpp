@@ -319,7 +319,7 @@ __attribute__((target("avx512f"))) void planes(const float *x, float *y,
 std::pair<int, int> window(const PoolShape &s) {
   static const bool enabled = [] {
     const char *value = std::getenv("ONEFLOW_POOL_ROWS");
-    return __builtin_cpu_supports("avx512f") &&
+    return hasAvx512() &&
            !(value && std::strcmp(value, "0") == 0);
   }();
   if (!enabled || s.kh != s.kw || s.sh != s.sw || s.dh != 1 || s.dw != 1 ||

@@ -153,15 +153,6 @@ void transposedTileOf(const float *wT, int64_t rowStride, const float *x,
 #endif
 } // namespace
 
-bool oneflow::kernels::hasTransposedWeightsProduct() {
-#if defined(__x86_64__)
-  static const bool has = __builtin_cpu_supports("avx512f");
-  return has;
-#else
-  return false;
-#endif
-}
-
 const float *oneflow::kernels::transposedConstantWeights(const float *w,
                                                          int64_t rows,
                                                          int64_t k,

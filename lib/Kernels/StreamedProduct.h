@@ -27,9 +27,6 @@ void streamedProduct(const float *w, const float *v, const float *bias,
                      float *out, int64_t rows, int64_t k, int64_t vectors,
                      int64_t rowStride, int64_t vectorStride, bool accumulate);
 
-/// Whether transposedWeightsProduct runs on this CPU (AVX-512).
-bool hasTransposedWeightsProduct();
-
 /// The weights w [rows, k] transposed once per address into [k, *rowStride]
 /// (rowStride: rows rounded up to 64, zero past rows), for weights that never
 /// change (an inference plan's); kept to the end of the process.
@@ -42,7 +39,8 @@ const float *transposedConstantWeights(const float *w, int64_t rows, int64_t k,
 /// broadcast against 64 weights at a time, the tile's outputs staying in
 /// registers: the streamed product's per-output dot products spent more on
 /// their final sums than on the products when k is small (MNASNet's
-/// 96 -> 576 conv over 2x2 pixels: 18 us, 25 GFLOP/s).
+/// 96 -> 576 conv over 2x2 pixels: 18 us, 25 GFLOP/s). Needs AVX-512
+/// (hasAvx512() in KernelABI.h).
 void transposedWeightsProduct(const float *wT, int64_t rowStride,
                               const float *x, const float *bias, float *y,
                               int64_t rows, int64_t k, int64_t pixels);
