@@ -10,6 +10,7 @@
 
 #include "Conv.h"
 #include "KernelABI.h"
+#include "Layout.h"
 #include "StreamedProduct.h"
 
 #include <cblas.h>
@@ -579,6 +580,47 @@ ONEFLOW_KERNEL void oneflow_conv2d_constant_weight_f32(CONV_ARGS) {
                                     ConvPath::Auto))
     conv2dWithoutDnnlF32(ptr<float>(x), ptr<float>(w), ptr<float>(bias),
                          ptr<float>(y), CONV_SHAPE, /*constantWeights=*/true);
+}
+namespace {
+/// A conv with NHWC x and y: oneDNN's channels-last primitive, else the NCHW
+/// paths between transposes (ONEFLOW_DNNL_CONV=0, or no primitive).
+void conv2dChannelsLast(const float *x, const float *w, const float *bias,
+                        float *y, const ConvShape &s, bool constantWeights) {
+  // Over 1x1 maps (squeeze-and-excitation blocks, late stages) NHWC and
+  // NCHW are the same bytes, and the NCHW paths have the few-pixel
+  // products that beat oneDNN's per-call overhead (SE convs 9 -> 6 us).
+  if (s.h * s.w == 1 && s.oh * s.ow == 1) {
+    if (constantWeights
+            ? !dnnlConv2dConstantWeightsF32(x, w, bias, y, s, ConvPath::Auto)
+            : !dnnlConv2dF32(x, w, bias, y, s, ConvPath::Auto))
+      conv2dWithoutDnnlF32(x, w, bias, y, s, constantWeights);
+    return;
+  }
+  if (dnnlConv2dChannelsLastF32(x, w, bias, y, s, constantWeights))
+    return;
+  std::vector<float> xNchw(s.n * s.c * s.h * s.w),
+      yNchw(s.n * s.o * s.oh * s.ow);
+  transposeImages(x, xNchw.data(), s.n, s.h * s.w, s.c);
+  if (constantWeights
+          ? !dnnlConv2dConstantWeightsF32(xNchw.data(), w, bias, yNchw.data(),
+                                          s, ConvPath::Auto)
+          : !dnnlConv2dF32(xNchw.data(), w, bias, yNchw.data(), s,
+                           ConvPath::Auto))
+    conv2dWithoutDnnlF32(xNchw.data(), w, bias, yNchw.data(), s,
+                         constantWeights);
+  transposeImages(yNchw.data(), y, s.n, s.o, s.oh * s.ow);
+}
+} // namespace
+
+/// oneflow_conv2d_f32 with x and y NHWC (the compiler's `channels_last`).
+ONEFLOW_KERNEL void oneflow_conv2d_nhwc_f32(CONV_ARGS) {
+  conv2dChannelsLast(ptr<float>(x), ptr<float>(w), ptr<float>(bias),
+                     ptr<float>(y), CONV_SHAPE, /*constantWeights=*/false);
+}
+/// The same with weights that never change.
+ONEFLOW_KERNEL void oneflow_conv2d_nhwc_constant_weight_f32(CONV_ARGS) {
+  conv2dChannelsLast(ptr<float>(x), ptr<float>(w), ptr<float>(bias),
+                     ptr<float>(y), CONV_SHAPE, /*constantWeights=*/true);
 }
 ONEFLOW_KERNEL void oneflow_conv2d_f64(CONV_ARGS) {
   conv2d(ptr<double>(x), ptr<double>(w), ptr<double>(bias), ptr<double>(y),

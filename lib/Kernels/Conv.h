@@ -76,6 +76,15 @@ bool dnnlConv2dConstantWeightsF32(const float *x, const float *w,
                                   const float *bias, float *y,
                                   const ConvShape &s, ConvPath path);
 
+/// dnnlConv2dF32 with x [n, h, w, c] and y [n, oh, ow, o] (NHWC; the
+/// weights OIHW as always) on oneDNN's channels-last primitives, with the
+/// weights reordered once where `constantWeights`. Every path but oneDNN's
+/// would transpose the activations, so ONEFLOW_DNNL_CONV=0 alone turns it
+/// off (false: the caller transposes them around another path).
+bool dnnlConv2dChannelsLastF32(const float *x, const float *w,
+                               const float *bias, float *y, const ConvShape &s,
+                               bool constantWeights);
+
 /// The same for conv_transpose2d (x [n, c, h, w], weights [c, o / groups,
 /// kh, kw], y [n, o, oh, ow]) on oneDNN's backward-data convolution.
 bool dnnlConvTranspose2dF32(const float *x, const float *w, const float *bias,

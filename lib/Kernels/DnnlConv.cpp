@@ -44,6 +44,10 @@ dnnl::engine &cpuEngine() {
 /// What a primitive computes from the plan's two inputs (x, w) into y.
 enum class ConvKind {
   Forward,
+  /// A forward conv whose x and y are NHWC: the primitive takes them as
+  /// they are (oneDNN's channels-last kernels), so nothing is reordered
+  /// but the weights.
+  ForwardChannelsLast,
   /// conv_transpose2d: a backward-data primitive, x its diff_dst, y its
   /// diff_src; the bias is added after it.
   Transpose,
@@ -137,8 +141,10 @@ void build(ConvPrimitive &p, const ConvShape &s, bool hasBias, ConvKind kind) {
           : memory::dims{o, c, s.kh, s.kw};
   auto f32 = memory::data_type::f32;
   p.kind = kind;
-  p.src = memory::desc({s.n, s.c, s.h, s.w}, f32, Tag::nchw);
-  p.dst = memory::desc({s.n, s.o, s.oh, s.ow}, f32, Tag::nchw);
+  Tag activations =
+      kind == ConvKind::ForwardChannelsLast ? Tag::nhwc : Tag::nchw;
+  p.src = memory::desc({s.n, s.c, s.h, s.w}, f32, activations);
+  p.dst = memory::desc({s.n, s.o, s.oh, s.ow}, f32, activations);
   p.weights =
       memory::desc(weightDims, f32, s.groups > 1 ? Tag::goihw : Tag::oihw);
   if (kind == ConvKind::GradFilter)
@@ -177,11 +183,14 @@ void build(ConvPrimitive &p, const ConvShape &s, bool hasBias, ConvKind kind) {
       p.convDst = pd.diff_weights_desc();
       p.scratchpad = pd.scratchpad_desc();
     } else if (!transpose) {
-      dnnl::convolution_forward::desc desc(dnnl::prop_kind::forward_inference,
-                                           dnnl::algorithm::convolution_direct,
-                                           any({n, c, h, w}), any(weightDims),
-                                           p.bias, any({n, o, oh, ow}), strides,
-                                           dilations, padL, padR);
+      // Channels-last activations are the primitive's own (no reorder).
+      bool channelsLast = kind == ConvKind::ForwardChannelsLast;
+      dnnl::convolution_forward::desc desc(
+          dnnl::prop_kind::forward_inference,
+          dnnl::algorithm::convolution_direct,
+          channelsLast ? p.src : any({n, c, h, w}), any(weightDims), p.bias,
+          channelsLast ? p.dst : any({n, o, oh, ow}), strides, dilations, padL,
+          padR);
       dnnl::convolution_forward::primitive_desc pd(desc, attr, cpuEngine());
       p.conv = dnnl::convolution_forward(pd);
       p.convSrc = pd.src_desc();
@@ -393,8 +402,10 @@ bool run(const float *x, const float *w, const float *bias, float *y,
   // reordered once (ResNet-18's last stage at batch 8).
   bool batched = (kind == ConvKind::Forward && batchesImages(s)) ||
                  (kind == ConvKind::Transpose && batchesTransposedImages(s));
-  bool preferred =
-      kind == ConvKind::GradFilter || (preferOneDnn(s) && !batched);
+  // Channels-last activations: every other path would transpose them.
+  bool preferred = kind == ConvKind::GradFilter ||
+                   kind == ConvKind::ForwardChannelsLast ||
+                   (preferOneDnn(s) && !batched);
   if (path == ConvPath::Im2col || (path == ConvPath::Auto && !preferred))
     return false;
   ConvPrimitive &p = primitiveFor(s, bias != nullptr, kind);
@@ -418,6 +429,14 @@ bool oneflow::kernels::dnnlConv2dConstantWeightsF32(const float *x,
                                                     ConvPath path) {
   return run(x, w, bias, y, s, ConvKind::Forward, path,
              /*weightsConstant=*/true);
+}
+
+bool oneflow::kernels::dnnlConv2dChannelsLastF32(const float *x, const float *w,
+                                                 const float *bias, float *y,
+                                                 const ConvShape &s,
+                                                 bool constantWeights) {
+  return run(x, w, bias, y, s, ConvKind::ForwardChannelsLast, ConvPath::Auto,
+             constantWeights);
 }
 
 bool oneflow::kernels::dnnlConvTranspose2dF32(const float *x, const float *w,

@@ -471,6 +471,58 @@ void maxPoolGrad(const T *x, const T *dy, T *dx, const PoolShape &s) {
   });
 }
 
+/// Max (`Max`) or average pooling of NHWC x into NHWC y: each output pixel
+/// combines its window's taps as whole runs of c channels, contiguous, so
+/// the loops vectorize over channels with no reordering. Rows of output
+/// pixels are shared out over OpenMP threads. NaNs propagate as in maxPlane.
+template <bool Max>
+void poolChannelsLast(const float *x, float *y, const PoolShape &s, int64_t pb,
+                      int64_t pr, bool includePad) {
+  int64_t rows = s.n * s.oh, c = s.c;
+  int threads = int(std::min<int64_t>(omp_get_max_threads(), rows));
+#pragma omp parallel for num_threads(threads) if (threads > 1) schedule(static)
+  for (int64_t item = 0; item < rows; ++item) {
+    int64_t b = item / s.oh, r = item % s.oh;
+    const float *image = x + b * s.h * s.w * c;
+    for (int64_t o = 0; o < s.ow; ++o) {
+      float *out = y + (item * s.ow + o) * c;
+      std::fill(out, out + c,
+                Max ? -std::numeric_limits<float>::infinity() : 0.f);
+      for (int64_t i = 0; i < s.kh; ++i) {
+        int64_t ih = r * s.sh - s.pt + i * s.dh;
+        if (ih < 0 || ih >= s.h)
+          continue;
+        for (int64_t j = 0; j < s.kw; ++j) {
+          int64_t iw = o * s.sw - s.pl + j * s.dw;
+          if (iw < 0 || iw >= s.w)
+            continue;
+          const float *in = image + (ih * s.w + iw) * c;
+          if constexpr (Max) {
+            // Bitwise |: both compares vectorize into one blend.
+#pragma omp simd
+            for (int64_t ch = 0; ch < c; ++ch)
+              out[ch] =
+                  ((in[ch] > out[ch]) | (in[ch] != in[ch])) ? in[ch] : out[ch];
+          } else {
+#pragma omp simd
+            for (int64_t ch = 0; ch < c; ++ch)
+              out[ch] += in[ch];
+          }
+        }
+      }
+      if constexpr (!Max) {
+        float taps =
+            float(tapsCounted(r, s.sh, s.kh, s.pt, pb, s.h, includePad) *
+                  tapsCounted(o, s.sw, s.kw, s.pl, pr, s.w, includePad));
+        float scale = 1.f / std::max(taps, 1.f);
+#pragma omp simd
+        for (int64_t ch = 0; ch < c; ++ch)
+          out[ch] *= scale;
+      }
+    }
+  }
+}
+
 } // namespace
 
 // x, y, then n, c, h, w, oh, ow, kh, kw, sh, sw, pad top, left, bottom,
@@ -513,3 +565,22 @@ DEFINE_POOL_GRADS(f64, double)
 
 DEFINE_POOLS(f32, float)
 DEFINE_POOLS(f64, double)
+
+// The same with x and y NHWC (the compiler's `channels_last`); the scalars
+// still name the dimensions as NCHW.
+ONEFLOW_KERNEL void oneflow_max_pool2d_nhwc_f32(
+    int64_t x, int64_t y, int64_t n, int64_t c, int64_t h, int64_t w,
+    int64_t oh, int64_t ow, int64_t kh, int64_t kw, int64_t sh, int64_t sw,
+    int64_t pt, int64_t pl, int64_t pb, int64_t pr, int64_t dh, int64_t dw) {
+  poolChannelsLast<true>(ptr<const float>(x), ptr<float>(y),
+                         {n, c, h, w, oh, ow, kh, kw, sh, sw, pt, pl, dh, dw},
+                         pb, pr, false);
+}
+ONEFLOW_KERNEL void oneflow_avg_pool2d_nhwc_f32(
+    int64_t x, int64_t y, int64_t n, int64_t c, int64_t h, int64_t w,
+    int64_t oh, int64_t ow, int64_t kh, int64_t kw, int64_t sh, int64_t sw,
+    int64_t pt, int64_t pl, int64_t pb, int64_t pr, int64_t countIncludePad) {
+  poolChannelsLast<false>(ptr<const float>(x), ptr<float>(y),
+                          {n, c, h, w, oh, ow, kh, kw, sh, sw, pt, pl, 1, 1},
+                          pb, pr, countIncludePad != 0);
+}

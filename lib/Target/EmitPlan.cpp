@@ -241,6 +241,8 @@ prepareKernels(ModuleOp module, const EmitPlanOptions &options, bool cuda,
   if (!cuda) {
     PassManager pm(module.getContext());
     pm.addPass(createMarkConstantWeights());
+    if (options.channelsLast)
+      pm.addPass(createChannelsLast());
     applyDefaultTimingPassManagerCLOptions(pm);
     if (failed(applyPassManagerCLOptions(pm)) || failed(pm.run(module)))
       return failure();

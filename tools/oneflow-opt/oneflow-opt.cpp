@@ -164,6 +164,16 @@ static bool fusionDisabled() {
   const char *env = std::getenv("ONEFLOW_NO_FUSE");
   return noFuseOption || (env && llvm::StringRef(env) == "1");
 }
+static llvm::cl::opt<bool> noChannelsLastOption(
+    "no-channels-last",
+    llvm::cl::desc("With --emit=plan: keep an inference plan's CPU "
+                   "convolutions on NCHW activations (also when "
+                   "ONEFLOW_NO_CHANNELS_LAST=1 is set)"),
+    llvm::cl::init(false));
+static bool channelsLastDisabled() {
+  const char *env = std::getenv("ONEFLOW_NO_CHANNELS_LAST");
+  return noChannelsLastOption || (env && llvm::StringRef(env) == "1");
+}
 static llvm::cl::opt<unsigned> compileThreadsOption(
     "compile-threads",
     llvm::cl::desc("With --emit=plan: threads that generate the kernels' "
@@ -711,6 +721,7 @@ static int compileToPlan(llvm::StringRef input, llvm::StringRef outputDir,
   if (input.ends_with(".onnx"))
     options.sourceModel = input.str();
   options.fuse = !fusionDisabled();
+  options.channelsLast = !channelsLastDisabled();
   options.gpuKernelsOnCpu = gpuKernelsOnCpuOption;
   options.compileThreads = compileThreadsOption;
   options.kernelCacheDirectory = kernelCacheDirectory();
@@ -827,6 +838,7 @@ verifyCandidates(ModuleOp model, ArrayRef<oneflow::AutoParallelChoice> ranked,
         PassManager pm(model.getContext());
         oneflow::EmitPlanOptions options;
         options.fuse = !fusionDisabled();
+        options.channelsLast = !channelsLastDisabled();
         ok = succeeded(addPlanPasses(pm, *copy, device)) &&
              succeeded(pm.run(*copy)) &&
              oneflow::simulateModule(*copy, options, cluster, step);

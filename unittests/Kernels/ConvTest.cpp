@@ -28,6 +28,20 @@ extern "C" void oneflow_conv2d_constant_weight_f32(
     int64_t ow, int64_t sh, int64_t sw, int64_t pt, int64_t pl, int64_t dh,
     int64_t dw, int64_t groups);
 
+extern "C" void oneflow_conv2d_nhwc_f32(int64_t x, int64_t w, int64_t bias,
+                                        int64_t y, int64_t n, int64_t c,
+                                        int64_t h, int64_t wd, int64_t o,
+                                        int64_t kh, int64_t kw, int64_t oh,
+                                        int64_t ow, int64_t sh, int64_t sw,
+                                        int64_t pt, int64_t pl, int64_t dh,
+                                        int64_t dw, int64_t groups);
+
+extern "C" void oneflow_conv2d_nhwc_constant_weight_f32(
+    int64_t x, int64_t w, int64_t bias, int64_t y, int64_t n, int64_t c,
+    int64_t h, int64_t wd, int64_t o, int64_t kh, int64_t kw, int64_t oh,
+    int64_t ow, int64_t sh, int64_t sw, int64_t pt, int64_t pl, int64_t dh,
+    int64_t dw, int64_t groups);
+
 extern "C" void oneflow_conv_transpose2d_f32(int64_t x, int64_t w, int64_t bias,
                                              int64_t y, int64_t n, int64_t c,
                                              int64_t h, int64_t wd, int64_t o,
@@ -184,6 +198,51 @@ TEST_P(Conv2dTest, ConstantWeightsMatchDirectLoop) {
           s.sh, s.sw, s.pt, s.pl, s.dh, s.dw, s.groups);
       expectClose(y, reference(x, w, bias.data(), s));
     }
+}
+
+/// [n, c, pixels] -> [n, pixels, c].
+template <typename T>
+std::vector<T> channelsLast(const std::vector<T> &v, int64_t n, int64_t c,
+                            int64_t pixels) {
+  std::vector<T> out(v.size());
+  for (int64_t b = 0; b < n; ++b)
+    for (int64_t ch = 0; ch < c; ++ch)
+      for (int64_t p = 0; p < pixels; ++p)
+        out[(b * pixels + p) * c + ch] = v[(b * c + ch) * pixels + p];
+  return out;
+}
+
+// NHWC activations (the compiler's `channels_last`): oneDNN's channels-last
+// primitive, through both entries (the constant-weight one twice: its
+// reordered weights are made on the first call).
+TEST_P(Conv2dTest, ChannelsLastMatchesDirectLoop) {
+  const ConvShape &s = GetParam().s;
+  std::mt19937 rng(13);
+  std::normal_distribution<float> normal;
+  std::vector<float> x(s.n * s.c * s.h * s.w), bias(s.o);
+  static std::list<std::vector<float>> kept;
+  std::vector<float> &w = kept.emplace_back(s.o * s.c / s.groups * s.kh * s.kw);
+  for (float &v : x)
+    v = normal(rng);
+  for (float &v : w)
+    v = normal(rng);
+  for (float &v : bias)
+    v = normal(rng);
+  std::vector<float> xNhwc = channelsLast(x, s.n, s.c, s.h * s.w);
+  for (bool withBias : {false, true}) {
+    const float *b = withBias ? bias.data() : nullptr;
+    std::vector<double> ref =
+        channelsLast(reference(x, w, b, s), s.n, s.o, s.oh * s.ow);
+    for (int entry = 0; entry < 3; ++entry) {
+      std::vector<float> y(s.n * s.o * s.oh * s.ow, NAN);
+      auto call = entry == 0 ? oneflow_conv2d_nhwc_f32
+                             : oneflow_conv2d_nhwc_constant_weight_f32;
+      call(address(xNhwc.data()), address(w.data()), address(b),
+           address(y.data()), s.n, s.c, s.h, s.w, s.o, s.kh, s.kw, s.oh, s.ow,
+           s.sh, s.sw, s.pt, s.pl, s.dh, s.dw, s.groups);
+      expectClose(y, ref);
+    }
+  }
 }
 
 // The path a shape takes is a rule of its shape alone (every rank and rerun

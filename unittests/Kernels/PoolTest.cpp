@@ -32,6 +32,16 @@ void oneflow_avg_pool2d_f64(int64_t x, int64_t y, int64_t n, int64_t c,
                             int64_t kh, int64_t kw, int64_t sh, int64_t sw,
                             int64_t pt, int64_t pl, int64_t pb, int64_t pr,
                             int64_t countIncludePad);
+void oneflow_max_pool2d_nhwc_f32(int64_t x, int64_t y, int64_t n, int64_t c,
+                                 int64_t h, int64_t w, int64_t oh, int64_t ow,
+                                 int64_t kh, int64_t kw, int64_t sh, int64_t sw,
+                                 int64_t pt, int64_t pl, int64_t pb, int64_t pr,
+                                 int64_t dh, int64_t dw);
+void oneflow_avg_pool2d_nhwc_f32(int64_t x, int64_t y, int64_t n, int64_t c,
+                                 int64_t h, int64_t w, int64_t oh, int64_t ow,
+                                 int64_t kh, int64_t kw, int64_t sh, int64_t sw,
+                                 int64_t pt, int64_t pl, int64_t pb, int64_t pr,
+                                 int64_t countIncludePad);
 void oneflow_max_pool2d_grad_f32(int64_t x, int64_t dy, int64_t dx, int64_t n,
                                  int64_t c, int64_t h, int64_t w, int64_t oh,
                                  int64_t ow, int64_t kh, int64_t kw, int64_t sh,
@@ -246,6 +256,40 @@ TEST_P(PoolTest, AvgF32) {
 
 TEST_P(PoolTest, AvgF64) {
   checkAvg<double>(GetParam(), oneflow_avg_pool2d_f64, 1e-12);
+}
+
+/// [n, a, b] -> [n, b, a] of f32.
+std::vector<float> swapped(const float *v, int64_t n, int64_t a, int64_t b) {
+  std::vector<float> out(n * a * b);
+  for (int64_t i = 0; i < n; ++i)
+    for (int64_t j = 0; j < a; ++j)
+      for (int64_t k = 0; k < b; ++k)
+        out[(i * b + k) * a + j] = v[(i * a + j) * b + k];
+  return out;
+}
+
+/// The NHWC pool `pool` called on NCHW buffers: x transposed in, y back.
+template <typename Pool2d> auto throughChannelsLast(Pool2d pool) {
+  return [pool](int64_t x, int64_t y, int64_t n, int64_t c, int64_t h,
+                int64_t w, int64_t oh, int64_t ow, auto... rest) {
+    std::vector<float> in =
+        swapped(reinterpret_cast<const float *>(x), n, c, h * w);
+    std::vector<float> out(n * c * oh * ow, 12345.f);
+    pool(address(in.data()), address(out.data()), n, c, h, w, oh, ow, rest...);
+    std::vector<float> back = swapped(out.data(), n, oh * ow, c);
+    std::copy(back.begin(), back.end(), reinterpret_cast<float *>(y));
+  };
+}
+
+TEST_P(PoolTest, MaxChannelsLastF32) {
+  for (bool nans : {false, true})
+    checkMax<float>(GetParam(), nans,
+                    throughChannelsLast(oneflow_max_pool2d_nhwc_f32));
+}
+
+TEST_P(PoolTest, AvgChannelsLastF32) {
+  checkAvg<float>(GetParam(), throughChannelsLast(oneflow_avg_pool2d_nhwc_f32),
+                  1e-5);
 }
 
 // The fixed-window paths (3x3 and 2x2, strides 1 and 2: by rows with

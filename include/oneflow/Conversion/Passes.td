@@ -34,7 +34,8 @@ def ConvertOneFlowToLinalg : Pass<"convert-oneflow-to-linalg", "ModuleOp"> {
     Option<"poolingCalls", "pooling-calls", "bool", /*default=*/"false",
            "f32/f64 max_pool2d and avg_pool2d call the kernel library's NCHW "
            "pooling (CPU; its taps vectorize over output columns) instead of "
-           "linalg pooling ops">,
+           "linalg pooling ops, and f32 reductions over middle axes its "
+           "row-wise reductions">,
   ];
 }
 

@@ -49,6 +49,9 @@ struct EmitPlanOptions {
   std::string sourceModel;
   /// Group ops into fused kernels (oneflow-fuse) before outlining.
   bool fuse = true;
+  /// Run an inference plan's CPU convolutions on NHWC activations
+  /// (oneflow-channels-last).
+  bool channelsLast = true;
   /// Compile the kernels through the CUDA backend's loop mapping, its
   /// launches run as CPU loops (checks the GPU kernels' numerics).
   bool gpuKernelsOnCpu = false;

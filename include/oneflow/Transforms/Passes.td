@@ -53,6 +53,22 @@ def MarkConstantWeights : Pass<"oneflow-mark-constant-weights", "ModuleOp"> {
   }];
 }
 
+def ChannelsLast : Pass<"oneflow-channels-last", "ModuleOp"> {
+  let summary = "Run an inference plan's convolutions on NHWC activations";
+  let description = [{
+    Each f32 `oneflow.conv2d` marked `constant_weight` becomes a
+    `channels_last` conv between a transpose to NHWC and one back to NCHW;
+    the transposes then sink through elementwise and broadcasting ops,
+    concatenations, global pools and f32 max and average pools (which
+    become `channels_last` too), and a transpose to NCHW followed by one to
+    NHWC folds away. Chains of convolutions (MobileNet's blocks, a ResNet)
+    thus keep their activations NHWC and the kernels reorder nothing;
+    transposes remain only where a chain meets a layout-bound op (a
+    reshape, batch norm) or the graph's inputs and outputs. Transposes
+    left on size-1 dimensions become reshapes.
+  }];
+}
+
 def UpdateVariablesInPlace
     : Pass<"oneflow-update-variables-in-place", "ModuleOp"> {
   let summary = "Let kernel calls write updated variables into their own buffers";

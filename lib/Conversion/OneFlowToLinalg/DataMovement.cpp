@@ -415,14 +415,17 @@ struct TopKLowering : public OpConversionPattern<TopKOp> {
 
 /// The sizes a pooling call ends with: n, c, h, w, oh, ow, kh, kw, sh, sw,
 /// pads (top, left, bottom, right), then `last`.
-SmallVector<int64_t> poolingScalars(RankedTensorType x, RankedTensorType y,
-                                    ArrayRef<int64_t> kernel,
-                                    ArrayRef<int64_t> strides,
-                                    ArrayRef<int64_t> pads,
-                                    ArrayRef<int64_t> last) {
+SmallVector<int64_t>
+poolingScalars(RankedTensorType x, RankedTensorType y, ArrayRef<int64_t> kernel,
+               ArrayRef<int64_t> strides, ArrayRef<int64_t> pads,
+               ArrayRef<int64_t> last, bool channelsLast = false) {
+  // The scalars name the dimensions NCHW whatever the buffers' layout.
+  int64_t c = 1, h = 2, w = 3;
+  if (channelsLast)
+    c = 3, h = 1, w = 2;
   SmallVector<int64_t> scalars = {
-      x.getDimSize(0), x.getDimSize(1), x.getDimSize(2), x.getDimSize(3),
-      y.getDimSize(2), y.getDimSize(3), kernel[0],       kernel[1],
+      x.getDimSize(0), x.getDimSize(c), x.getDimSize(h), x.getDimSize(w),
+      y.getDimSize(h), y.getDimSize(w), kernel[0],       kernel[1],
       strides[0],      strides[1],      pads[0],         pads[1],
       pads[2],         pads[3]};
   llvm::append_range(scalars, last);
@@ -448,13 +451,19 @@ struct MaxPoolLowering : public OpConversionPattern<MaxPool2DOp> {
     RankedTensorType type = op.getType();
     Type element = type.getElementType();
     std::string callee = poolingCalls ? poolingCallee("max", type) : "";
+    if (op.getChannelsLast()) {
+      if (!element.isF32())
+        return rewriter.notifyMatchFailure(
+            op, "channels-last pools are lowered for f32 only");
+      callee = "oneflow_max_pool2d_nhwc_f32";
+    }
     if (!callee.empty()) {
       rewriter.replaceOp(
-          op,
-          buildLibraryCall(rewriter, loc, callee, {adaptor.getX()}, {type},
-                           poolingScalars(typeOf(adaptor.getX()), type,
-                                          op.getKernel(), op.getStrides(),
-                                          op.getPads(), op.getDilations())));
+          op, buildLibraryCall(rewriter, loc, callee, {adaptor.getX()}, {type},
+                               poolingScalars(typeOf(adaptor.getX()), type,
+                                              op.getKernel(), op.getStrides(),
+                                              op.getPads(), op.getDilations(),
+                                              op.getChannelsLast())));
       return success();
     }
     Value padded = padForPooling(
@@ -490,12 +499,19 @@ struct AvgPoolLowering : public OpConversionPattern<AvgPool2DOp> {
     ArrayRef<int64_t> kernel = op.getKernel(), strides = op.getStrides(),
                       pads = op.getPads();
     std::string callee = poolingCalls ? poolingCallee("avg", type) : "";
+    if (op.getChannelsLast()) {
+      if (!element.isF32())
+        return rewriter.notifyMatchFailure(
+            op, "channels-last pools are lowered for f32 only");
+      callee = "oneflow_avg_pool2d_nhwc_f32";
+    }
     if (!callee.empty()) {
       rewriter.replaceOp(
           op,
           buildLibraryCall(rewriter, loc, callee, {adaptor.getX()}, {type},
                            poolingScalars(input, type, kernel, strides, pads,
-                                          {(int64_t)op.getCountIncludePad()})));
+                                          {(int64_t)op.getCountIncludePad()},
+                                          op.getChannelsLast())));
       return success();
     }
     SmallVector<int64_t> dilations = {1, 1};

@@ -173,19 +173,35 @@ struct ConvLowering : public OpConversionPattern<OpTy> {
     RankedTensorType x = typeOf(adaptor.getX()), w = typeOf(adaptor.getWeight());
     ArrayRef<int64_t> strides = op.getStrides(), pads = op.getPads(),
                       dilations = op.getDilations();
+    // The scalars name the dimensions NCHW whatever the buffers' layout.
+    SmallVector<int64_t> xDims(x.getShape()), yDims(resultType.getShape());
+    bool channelsLast = false;
+    if constexpr (!transposed)
+      channelsLast = op.getChannelsLast();
+    if (channelsLast) {
+      if (suffix != "f32")
+        return rewriter.notifyMatchFailure(
+            op, "channels-last convolutions are lowered for f32 only");
+      xDims = {xDims[0], xDims[3], xDims[1], xDims[2]};
+      yDims = {yDims[0], yDims[3], yDims[1], yDims[2]};
+    }
     SmallVector<int64_t> scalars = {
-        x.getDimSize(0), x.getDimSize(1), x.getDimSize(2), x.getDimSize(3),
-        resultType.getDimSize(1), w.getDimSize(2), w.getDimSize(3),
-        resultType.getDimSize(2), resultType.getDimSize(3), strides[0],
-        strides[1], pads[0], pads[1], dilations[0], dilations[1],
-        (int64_t)op.getGroups()};
+        xDims[0], xDims[1],        xDims[2],        xDims[3],
+        yDims[1], w.getDimSize(2), w.getDimSize(3), yDims[2],
+        yDims[3], strides[0],      strides[1],      pads[0],
+        pads[1],  dilations[0],    dilations[1],    (int64_t)op.getGroups()};
     std::string name =
         ((transposed ? "oneflow_conv_transpose2d_" : "oneflow_conv2d_") +
          suffix)
             .str();
-    if constexpr (!transposed)
-      if (op.getConstantWeight() && suffix == "f32")
+    if constexpr (!transposed) {
+      if (channelsLast)
+        name = op.getConstantWeight()
+                   ? "oneflow_conv2d_nhwc_constant_weight_f32"
+                   : "oneflow_conv2d_nhwc_f32";
+      else if (op.getConstantWeight() && suffix == "f32")
         name = "oneflow_conv2d_constant_weight_f32";
+    }
     rewriter.replaceOp(op,
                        buildLibraryCall(rewriter, op.getLoc(), name,
                                         {adaptor.getX(), adaptor.getWeight(),

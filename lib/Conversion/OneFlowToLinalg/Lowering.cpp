@@ -506,7 +506,7 @@ struct ConvertOneFlowToLinalgPass
     patterns.add<ConstantLowering>(context);
     populateElementwisePatterns(patterns);
     populateLinalgPatterns(patterns, lowPrecisionGemms);
-    populateReductionPatterns(patterns);
+    populateReductionPatterns(patterns, poolingCalls);
     populateDataMovementPatterns(patterns, poolingCalls);
     populateGradientPatterns(patterns, poolingCalls);
     if (failed(applyPartialConversion(getOperation(), target,

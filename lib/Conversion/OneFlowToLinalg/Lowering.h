@@ -134,7 +134,9 @@ void populateElementwisePatterns(RewritePatternSet &patterns);
 /// GEMMs (see gemmSuffix).
 void populateLinalgPatterns(RewritePatternSet &patterns,
                             bool lowPrecisionGemms);
-void populateReductionPatterns(RewritePatternSet &patterns);
+/// `libraryCalls` (CPU): f32 reductions over middle axes call the kernel
+/// library (see ReduceMiddleCall).
+void populateReductionPatterns(RewritePatternSet &patterns, bool libraryCalls);
 void populateDataMovementPatterns(RewritePatternSet &patterns,
                                   bool poolingCalls);
 /// `poolingCalls`: max_pool2d_grad calls the kernel library's

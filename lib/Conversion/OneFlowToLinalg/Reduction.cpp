@@ -100,6 +100,42 @@ struct ReduceLowering : public OpConversionPattern<OpTy> {
   }
 };
 
+/// f32 reduce_{sum,mean,max} over a run of consecutive axes that stops
+/// before the last one -> oneflow_reduce_middle_*_f32(x, y, outer, middle,
+/// inner) (CPU): the generated loops reduce there over strided elements,
+/// one at a time (an NHWC global pool), the library over whole inner rows.
+template <typename OpTy>
+struct ReduceMiddleCall : public OpConversionPattern<OpTy> {
+  ReduceMiddleCall(MLIRContext *context, StringRef callee)
+      : OpConversionPattern<OpTy>(context, /*benefit=*/2), callee(callee) {}
+  LogicalResult
+  matchAndRewrite(OpTy op, typename OpTy::Adaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    RankedTensorType x = typeOf(adaptor.getX());
+    ArrayRef<int64_t> axes = op.getAxes();
+    if (!x.getElementType().isF32() || axes.empty() ||
+        axes.back() >= x.getRank() - 1 ||
+        axes.back() - axes.front() + 1 != int64_t(axes.size()))
+      return rewriter.notifyMatchFailure(op, "not a middle reduction");
+    int64_t outer = 1, middle = 1, inner = 1;
+    for (auto [d, size] : llvm::enumerate(x.getShape())) {
+      if (int64_t(d) < axes.front())
+        outer *= size;
+      else if (int64_t(d) <= axes.back())
+        middle *= size;
+      else
+        inner *= size;
+    }
+    rewriter.replaceOp(
+        op, buildLibraryCall(rewriter, op.getLoc(), callee, {adaptor.getX()},
+                             {op.getY().getType()}, {outer, middle, inner}));
+    return success();
+  }
+
+private:
+  std::string callee;
+};
+
 template <typename OpTy, bool isMax>
 struct ArgReduceLowering : public OpConversionPattern<OpTy> {
   using OpConversionPattern<OpTy>::OpConversionPattern;
@@ -412,8 +448,17 @@ struct MseLossLowering : public OpConversionPattern<MseLossOp> {
 
 } // namespace
 
-void lowering::populateReductionPatterns(RewritePatternSet &patterns) {
+void lowering::populateReductionPatterns(RewritePatternSet &patterns,
+                                         bool libraryCalls) {
   MLIRContext *context = patterns.getContext();
+  if (libraryCalls) {
+    patterns.add<ReduceMiddleCall<ReduceSumOp>>(
+        context, "oneflow_reduce_middle_sum_f32");
+    patterns.add<ReduceMiddleCall<ReduceMeanOp>>(
+        context, "oneflow_reduce_middle_mean_f32");
+    patterns.add<ReduceMiddleCall<ReduceMaxOp>>(
+        context, "oneflow_reduce_middle_max_f32");
+  }
   patterns.add<ReduceLowering<ReduceSumOp, Combine::Sum, false>,
                ReduceLowering<ReduceMeanOp, Combine::Sum, true>,
                ReduceLowering<ReduceMaxOp, Combine::Max, false>,

@@ -414,6 +414,14 @@ LogicalResult Conv2DOp::inferReturnTypes(MLIRContext *,
   auto w = tensorTypeOf(adaptor.getWeight());
   SmallVector<int64_t> shape;
   auto emitError = emitterAt(location);
+  bool channelsLast = adaptor.getChannelsLast();
+  if (channelsLast) {
+    if (x.getRank() != 4)
+      return emitOptionalError(location, "expected an NHWC input, got ", x);
+    x = RankedTensorType::get(
+        {x.getDimSize(0), x.getDimSize(3), x.getDimSize(1), x.getDimSize(2)},
+        x.getElementType());
+  }
   if (failed(inferConv2DShape(emitError, x, w, adaptor.getStrides(),
                               adaptor.getPads(), adaptor.getDilations(),
                               adaptor.getGroups(), shape)))
@@ -428,6 +436,8 @@ LogicalResult Conv2DOp::inferReturnTypes(MLIRContext *,
       return emitOptionalError(location, "conv2d bias must be [", outChannels,
                                "] of ", x.getElementType(), ", got ", biasType);
   }
+  if (channelsLast)
+    shape = {shape[0], shape[2], shape[3], shape[1]};
   inferred.push_back(RankedTensorType::get(shape, x.getElementType()));
   return success();
 }
@@ -457,12 +467,24 @@ static LogicalResult inferPool2DResult(std::optional<Location> location,
                                        ArrayRef<int64_t> dilations,
                                        SmallVectorImpl<Type> &inferred) {
   auto x = tensorTypeOf(adaptor.getX());
+  bool channelsLast = adaptor.getChannelsLast();
   return inferFromShapeRule(
       location, x.getElementType(),
       [&](EmitErrorFn emitError, SmallVectorImpl<int64_t> &shape) {
-        return inferPool2DShape(emitError, x, adaptor.getKernel(),
-                                adaptor.getStrides(), adaptor.getPads(),
-                                dilations, adaptor.getCeilMode(), shape);
+        RankedTensorType nchw = x;
+        if (channelsLast && x.getRank() == 4)
+          nchw = RankedTensorType::get({x.getDimSize(0), x.getDimSize(3),
+                                        x.getDimSize(1), x.getDimSize(2)},
+                                       x.getElementType());
+        if (failed(inferPool2DShape(emitError, nchw, adaptor.getKernel(),
+                                    adaptor.getStrides(), adaptor.getPads(),
+                                    dilations, adaptor.getCeilMode(), shape)))
+          return failure();
+        if (channelsLast) {
+          SmallVector<int64_t> nhwc = {shape[0], shape[2], shape[3], shape[1]};
+          shape.assign(nhwc);
+        }
+        return success();
       },
       inferred);
 }

@@ -11,6 +11,8 @@
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
 
+#include <algorithm>
+
 using namespace mlir;
 using namespace mlir::oneflow;
 using sbp::PartialRule;
@@ -253,6 +255,11 @@ SbpFactorRule Conv2DOp::getSbpFactorRule() {
     groupFactor = spec.lastFactor();
     x[1] = w[0] = y[1] = bias[0] = g;
   }
+  if (getChannelsLast()) {
+    // NHWC: the channel factor moves last.
+    std::rotate(x.begin() + 1, x.begin() + 2, x.end());
+    std::rotate(y.begin() + 1, y.begin() + 2, y.end());
+  }
   spec.addOperand(x);
   spec.addOperand(w);
   if (getBias())
@@ -264,19 +271,21 @@ SbpFactorRule Conv2DOp::getSbpFactorRule() {
   return rule;
 }
 
-/// NCHW windows: batch and channels split, H and W stay whole.
-static SbpFactorRule getPoolingSbpRule(bool linear) {
-  SbpFactorRule rule = SbpFactorRule::get("ab__->ab__");
+/// NCHW windows: batch and channels split, H and W stay whole (NHWC ones:
+/// the channels last).
+static SbpFactorRule getPoolingSbpRule(bool linear, bool channelsLast = false) {
+  SbpFactorRule rule =
+      SbpFactorRule::get(channelsLast ? "a__b->a__b" : "ab__->ab__");
   if (linear)
     rule.setPartial(PartialRule::Joint, {0});
   return rule;
 }
 
 SbpFactorRule MaxPool2DOp::getSbpFactorRule() {
-  return getPoolingSbpRule(false);
+  return getPoolingSbpRule(false, getChannelsLast());
 }
 SbpFactorRule AvgPool2DOp::getSbpFactorRule() {
-  return getPoolingSbpRule(true);
+  return getPoolingSbpRule(true, getChannelsLast());
 }
 SbpFactorRule GlobalAvgPool2DOp::getSbpFactorRule() {
   return getPoolingSbpRule(true);

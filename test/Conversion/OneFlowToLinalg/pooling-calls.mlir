@@ -82,3 +82,47 @@ func.func @grad_filter_depthwise(%x: tensor<2x4x8x8xf32>, %dy: tensor<2x4x8x8xf3
   %0 = oneflow.conv2d_grad_filter %x, %dy {strides = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>, groups = 4 : i64} : (tensor<2x4x8x8xf32>, tensor<2x4x8x8xf32>) -> tensor<4x1x3x3xf32>
   return %0 : tensor<4x1x3x3xf32>
 }
+
+// -----
+
+// Channels-last pools (oneflow-channels-last) call the library's NHWC
+// pools; the scalars still name the dimensions n, c, h, w, oh, ow.
+// CHECK-LABEL: func @channels_last_pools
+// CHECK: %[[N:.*]] = arith.constant 2 : i64
+// CHECK: %[[C:.*]] = arith.constant 3 : i64
+// CHECK: %[[H:.*]] = arith.constant 9 : i64
+// CHECK: %[[W:.*]] = arith.constant 9 : i64
+// CHECK: %[[OH:.*]] = arith.constant 5 : i64
+// CHECK: %[[OW:.*]] = arith.constant 5 : i64
+// CHECK: call @oneflow_max_pool2d_nhwc_f32(%{{.*}}, %{{.*}}, %[[N]], %[[C]], %[[H]], %[[W]], %[[OH]], %[[OW]],
+// CHECK: call @oneflow_avg_pool2d_nhwc_f32(
+func.func @channels_last_pools(%x: tensor<2x9x9x3xf32>) -> (tensor<2x5x5x3xf32>, tensor<2x4x4x3xf32>) {
+  %0 = oneflow.max_pool2d %x {channels_last, ceil_mode, kernel = array<i64: 3, 3>, strides = array<i64: 2, 2>, pads = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>} : tensor<2x9x9x3xf32> -> tensor<2x5x5x3xf32>
+  %1 = oneflow.avg_pool2d %x {channels_last, kernel = array<i64: 2, 2>, strides = array<i64: 2, 2>, pads = array<i64: 0, 0, 0, 0>} : tensor<2x9x9x3xf32> -> tensor<2x4x4x3xf32>
+  return %0, %1 : tensor<2x5x5x3xf32>, tensor<2x4x4x3xf32>
+}
+
+// -----
+
+// f32 reductions over consecutive axes that stop before the last one call
+// the library's row-wise reductions (x, y, outer, middle, inner): an NHWC
+// image's mean over its pixels, a column sum. Reductions over the last
+// axis, or over axes with a gap, stay generated loops.
+// CHECK-LABEL: func @middle_reductions
+// CHECK-DAG: %[[TWO:.*]] = arith.constant 2 : i64
+// CHECK-DAG: %[[SIXTEEN:.*]] = arith.constant 16 : i64
+// CHECK-DAG: %[[EIGHT:.*]] = arith.constant 8 : i64
+// CHECK: call @oneflow_reduce_middle_mean_f32(%{{.*}}, %{{.*}}, %[[TWO]], %[[SIXTEEN]], %[[EIGHT]])
+// CHECK: call @oneflow_reduce_middle_max_f32(
+// CHECK: call @oneflow_reduce_middle_sum_f32(
+// CHECK-NOT: call @oneflow_reduce_middle
+// CHECK: linalg.generic
+// CHECK-NOT: call @oneflow_reduce_middle
+func.func @middle_reductions(%x: tensor<2x4x4x8xf32>, %m: tensor<5x7xf32>) -> (tensor<2x1x1x8xf32>, tensor<2x8xf32>, tensor<7xf32>, tensor<2x4xf32>, tensor<2x4xf32>) {
+  %0 = oneflow.reduce_mean %x {axes = array<i64: 1, 2>, keepdims} : tensor<2x4x4x8xf32> -> tensor<2x1x1x8xf32>
+  %1 = oneflow.reduce_max %x {axes = array<i64: 1, 2>} : tensor<2x4x4x8xf32> -> tensor<2x8xf32>
+  %2 = oneflow.reduce_sum %m {axes = array<i64: 0>} : tensor<5x7xf32> -> tensor<7xf32>
+  %3 = oneflow.reduce_sum %x {axes = array<i64: 1, 3>} : tensor<2x4x4x8xf32> -> tensor<2x4xf32>
+  %4 = oneflow.reduce_sum %x {axes = array<i64: 2, 3>} : tensor<2x4x4x8xf32> -> tensor<2x4xf32>
+  return %0, %1, %2, %3, %4 : tensor<2x1x1x8xf32>, tensor<2x8xf32>, tensor<7xf32>, tensor<2x4xf32>, tensor<2x4xf32>
+}

@@ -348,14 +348,16 @@ def OneFlow_Conv2DOp : OneFlow_InferredOp<"conv2d", [
     `[out_channels, in_channels / groups, kh, kw]`; `bias` is `[out_channels]`.
     `constant_weight` (set by `oneflow-mark-constant-weights`) says the
     weight is a parameter no step writes: a CPU kernel may keep its own
-    copy of it in another layout, made once.
+    copy of it in another layout, made once. `channels_last` (set by
+    `oneflow-channels-last` on inference plans) makes `x` and `y` NHWC,
+    `[n, h, w, c]` and `[n, oh, ow, out_channels]`; the weight stays OIHW.
   }];
   let arguments = (ins OneFlow_FloatTensor:$x, OneFlow_FloatTensor:$weight,
                        Optional<OneFlow_FloatTensor>:$bias,
                        DenseI64ArrayAttr:$strides, DenseI64ArrayAttr:$pads,
                        DenseI64ArrayAttr:$dilations,
                        DefaultValuedAttr<I64Attr, "1">:$groups,
-                       UnitAttr:$constant_weight);
+                       UnitAttr:$constant_weight, UnitAttr:$channels_last);
   let results = (outs OneFlow_FloatTensor:$y);
   let assemblyFormat = [{
     $x `,` $weight (`,` $bias^)? attr-dict `:` functional-type(operands, results)
@@ -391,16 +393,24 @@ def OneFlow_MaxPool2DOp : OneFlow_InferredOp<"max_pool2d"> {
   let summary = "2-D max pooling (NCHW); pads are [top, left, bottom, right]";
   let arguments = (ins OneFlow_FloatTensor:$x, DenseI64ArrayAttr:$kernel,
                        DenseI64ArrayAttr:$strides, DenseI64ArrayAttr:$pads,
-                       DenseI64ArrayAttr:$dilations, UnitAttr:$ceil_mode);
+                       DenseI64ArrayAttr:$dilations, UnitAttr:$ceil_mode,
+                       UnitAttr:$channels_last);
+  let description = [{
+    `channels_last` (set by `oneflow-channels-last`) makes `x` and `y` NHWC.
+  }];
   let results = (outs OneFlow_FloatTensor:$y);
   let assemblyFormat = "$x attr-dict `:` type($x) `->` type($y)";
 }
 
 def OneFlow_AvgPool2DOp : OneFlow_InferredOp<"avg_pool2d"> {
   let summary = "2-D average pooling (NCHW); pads are [top, left, bottom, right]";
+  let description = [{
+    `channels_last` (set by `oneflow-channels-last`) makes `x` and `y` NHWC.
+  }];
   let arguments = (ins OneFlow_FloatTensor:$x, DenseI64ArrayAttr:$kernel,
                        DenseI64ArrayAttr:$strides, DenseI64ArrayAttr:$pads,
-                       UnitAttr:$ceil_mode, UnitAttr:$count_include_pad);
+                       UnitAttr:$ceil_mode, UnitAttr:$count_include_pad,
+                       UnitAttr:$channels_last);
   let results = (outs OneFlow_FloatTensor:$y);
   let assemblyFormat = "$x attr-dict `:` type($x) `->` type($y)";
 }
