@@ -566,22 +566,20 @@ void oneflow::kernels::convTranspose2dWithoutDnnlF32(const float *x,
 #define CONV_SHAPE                                                             \
   ConvShape { n, c, h, wd, o, kh, kw, oh, ow, sh, sw, pt, pl, dh, dw, groups }
 
-ONEFLOW_KERNEL void oneflow_conv2d_f32(CONV_ARGS) {
-  if (!dnnlConv2dF32(ptr<float>(x), ptr<float>(w), ptr<float>(bias),
-                     ptr<float>(y), CONV_SHAPE, ConvPath::Auto))
-    conv2dWithoutDnnlF32(ptr<float>(x), ptr<float>(w), ptr<float>(bias),
-                         ptr<float>(y), CONV_SHAPE);
-}
-/// oneflow_conv2d_f32 for weights that never change (the compiler's
-/// `constant_weight`): oneDNN's blocked layout of them is made once.
-ONEFLOW_KERNEL void oneflow_conv2d_constant_weight_f32(CONV_ARGS) {
-  if (!dnnlConv2dConstantWeightsF32(ptr<float>(x), ptr<float>(w),
-                                    ptr<float>(bias), ptr<float>(y), CONV_SHAPE,
-                                    ConvPath::Auto))
-    conv2dWithoutDnnlF32(ptr<float>(x), ptr<float>(w), ptr<float>(bias),
-                         ptr<float>(y), CONV_SHAPE, /*constantWeights=*/true);
-}
 namespace {
+/// An f32 NCHW conv: oneDNN where the rule (or ONEFLOW_DNNL_CONV) puts it,
+/// else the paths without it; `constantWeights`: oneDNN's blocked copy of
+/// the weights is made once.
+void conv2dF32(const float *x, const float *w, const float *bias, float *y,
+               const ConvShape &s, bool constantWeights) {
+  bool onDnnl =
+      constantWeights
+          ? dnnlConv2dConstantWeightsF32(x, w, bias, y, s, ConvPath::Auto)
+          : dnnlConv2dF32(x, w, bias, y, s, ConvPath::Auto);
+  if (!onDnnl)
+    conv2dWithoutDnnlF32(x, w, bias, y, s, constantWeights);
+}
+
 /// A conv with NHWC x and y: oneDNN's channels-last primitive, else the NCHW
 /// paths between transposes (ONEFLOW_DNNL_CONV=0, or no primitive).
 void conv2dChannelsLast(const float *x, const float *w, const float *bias,
@@ -589,29 +587,28 @@ void conv2dChannelsLast(const float *x, const float *w, const float *bias,
   // Over 1x1 maps (squeeze-and-excitation blocks, late stages) NHWC and
   // NCHW are the same bytes, and the NCHW paths have the few-pixel
   // products that beat oneDNN's per-call overhead (SE convs 9 -> 6 us).
-  if (s.h * s.w == 1 && s.oh * s.ow == 1) {
-    if (constantWeights
-            ? !dnnlConv2dConstantWeightsF32(x, w, bias, y, s, ConvPath::Auto)
-            : !dnnlConv2dF32(x, w, bias, y, s, ConvPath::Auto))
-      conv2dWithoutDnnlF32(x, w, bias, y, s, constantWeights);
-    return;
-  }
+  if (s.h * s.w == 1 && s.oh * s.ow == 1)
+    return conv2dF32(x, w, bias, y, s, constantWeights);
   if (dnnlConv2dChannelsLastF32(x, w, bias, y, s, constantWeights))
     return;
   std::vector<float> xNchw(s.n * s.c * s.h * s.w),
       yNchw(s.n * s.o * s.oh * s.ow);
   transposeImages(x, xNchw.data(), s.n, s.h * s.w, s.c);
-  if (constantWeights
-          ? !dnnlConv2dConstantWeightsF32(xNchw.data(), w, bias, yNchw.data(),
-                                          s, ConvPath::Auto)
-          : !dnnlConv2dF32(xNchw.data(), w, bias, yNchw.data(), s,
-                           ConvPath::Auto))
-    conv2dWithoutDnnlF32(xNchw.data(), w, bias, yNchw.data(), s,
-                         constantWeights);
+  conv2dF32(xNchw.data(), w, bias, yNchw.data(), s, constantWeights);
   transposeImages(yNchw.data(), y, s.n, s.o, s.oh * s.ow);
 }
 } // namespace
 
+ONEFLOW_KERNEL void oneflow_conv2d_f32(CONV_ARGS) {
+  conv2dF32(ptr<float>(x), ptr<float>(w), ptr<float>(bias), ptr<float>(y),
+            CONV_SHAPE, /*constantWeights=*/false);
+}
+/// oneflow_conv2d_f32 for weights that never change (the compiler's
+/// `constant_weight`): oneDNN's blocked layout of them is made once.
+ONEFLOW_KERNEL void oneflow_conv2d_constant_weight_f32(CONV_ARGS) {
+  conv2dF32(ptr<float>(x), ptr<float>(w), ptr<float>(bias), ptr<float>(y),
+            CONV_SHAPE, /*constantWeights=*/true);
+}
 /// oneflow_conv2d_f32 with x and y NHWC (the compiler's `channels_last`).
 ONEFLOW_KERNEL void oneflow_conv2d_nhwc_f32(CONV_ARGS) {
   conv2dChannelsLast(ptr<float>(x), ptr<float>(w), ptr<float>(bias),

@@ -63,6 +63,18 @@ Value transpose(PatternRewriter &rewriter, Location loc, Value value,
                              rewriter.getDenseI64ArrayAttr(perm));
 }
 
+/// Replaces `op` (a conv or pool with x and y) by its `channels_last` form
+/// on the NHWC value `input`, followed by a transpose back to NCHW.
+template <typename OpTy>
+void replaceByChannelsLast(PatternRewriter &rewriter, OpTy op, Value input) {
+  auto nhwc = cast<OpTy>(rewriter.clone(*op));
+  nhwc.getXMutable().assign(input);
+  nhwc.setChannelsLast(true);
+  nhwc.getY().setType(permuted(op.getY().getType(), kToChannelsLast));
+  rewriter.replaceOp(
+      op, transpose(rewriter, op.getLoc(), nhwc.getY(), kToChannelsFirst));
+}
+
 /// An f32 NCHW conv whose weights never change (an inference plan's).
 bool isCandidate(Conv2DOp conv) {
   RankedTensorType x = conv.getX().getType();
@@ -77,14 +89,9 @@ struct ConvToChannelsLast : public OpRewritePattern<Conv2DOp> {
                                 PatternRewriter &rewriter) const override {
     if (!isCandidate(conv))
       return rewriter.notifyMatchFailure(conv, "not an f32 inference conv");
-    Location loc = conv.getLoc();
-    Value input = transpose(rewriter, loc, conv.getX(), kToChannelsLast);
-    auto nhwc = cast<Conv2DOp>(rewriter.clone(*conv));
-    nhwc.getXMutable().assign(input);
-    nhwc.setChannelsLast(true);
-    nhwc.getY().setType(permuted(conv.getY().getType(), kToChannelsLast));
-    rewriter.replaceOp(conv,
-                       transpose(rewriter, loc, nhwc.getY(), kToChannelsFirst));
+    replaceByChannelsLast(
+        rewriter, conv,
+        transpose(rewriter, conv.getLoc(), conv.getX(), kToChannelsLast));
     return success();
   }
 };
@@ -237,12 +244,7 @@ struct SinkThroughPool : public OpRewritePattern<PoolOp> {
         inner.getPerm() != ArrayRef<int64_t>(kToChannelsFirst) ||
         !pool.getType().getElementType().isF32())
       return failure();
-    auto nhwc = cast<PoolOp>(rewriter.clone(*pool));
-    nhwc.getXMutable().assign(inner.getX());
-    nhwc.setChannelsLast(true);
-    nhwc.getY().setType(permuted(pool.getType(), kToChannelsLast));
-    rewriter.replaceOp(pool, transpose(rewriter, pool.getLoc(), nhwc.getY(),
-                                       kToChannelsFirst));
+    replaceByChannelsLast(rewriter, pool, inner.getX());
     return success();
   }
 };
