@@ -16,10 +16,15 @@ the repository (its install script fetches GPU binaries and fails, hence
       --ort /work/ort/node_modules/onnxruntime-node [--batches 1,8] \\
       [--threads 1,2] [--only resnet18,vit]
 
-Both sides of a row are timed in one run of this script, one after the
-other: the median step of oneflow-run --steps and the median of
+Both sides of a row are timed in one run of this script, alternating:
+--rounds fresh processes of each side (ours, ORT, ours, ORT, ...), each
+giving the median step of oneflow-run --steps or the median of
 InferenceSession.run (bench/ort_time.js; graph optimizations on, one
-inter-op thread, intraOpNumThreads = the thread count).
+inter-op thread, intraOpNumThreads = the thread count); a side's time is
+the median over its processes. On a shared VM one process can run 20-40%
+slower than the next throughout (both sides' do, seemingly by where their
+memory lands in the shared caches), which a single process per side turns
+into a ratio off by as much.
 """
 
 import argparse
@@ -154,6 +159,8 @@ def main():
     parser.add_argument("--only", default="",
                         help="comma-separated model names (default: all)")
     parser.add_argument("--steps", type=int, default=20)
+    parser.add_argument("--rounds", type=int, default=3,
+                        help="processes per side and row, alternating")
     parser.add_argument("--no-doc", action="store_true",
                         help="print the table only")
     args = parser.parse_args()
@@ -186,10 +193,17 @@ def main():
                     ref = module(example).numpy().ravel()
                 scale = float(np.abs(ref).max())
                 for threads in thread_counts:
-                    ours, our_out = time_oneflow(args.bin, plan, work,
-                                                 args.steps, threads)
-                    theirs, their_out = time_ort(args.ort, onnx_path, example,
-                                                 work, args.steps, threads)
+                    our_times, their_times = [], []
+                    for _ in range(args.rounds):
+                        ours, our_out = time_oneflow(args.bin, plan, work,
+                                                     args.steps, threads)
+                        theirs, their_out = time_ort(args.ort, onnx_path,
+                                                     example, work,
+                                                     args.steps, threads)
+                        our_times.append(ours)
+                        their_times.append(theirs)
+                    ours = statistics.median(our_times)
+                    theirs = statistics.median(their_times)
                     # Both against PyTorch, relative to its largest output.
                     error = max(float(np.abs(our_out.ravel() - ref).max()),
                                 float(np.abs(their_out - ref).max())) / scale
@@ -199,7 +213,10 @@ def main():
                                  compile_s, agree))
                     print(f"{name} b{batch} t{threads}: OneFlow-MLIR "
                           f"{ours:.2f} ms, ORT {theirs:.2f} ms, ratio "
-                          f"{ours / theirs:.2f} (compile {compile_s:.1f} s, "
+                          f"{ours / theirs:.2f} (processes: ours "
+                          f"{min(our_times):.2f}-{max(our_times):.2f}, ORT "
+                          f"{min(their_times):.2f}-{max(their_times):.2f}; "
+                          f"compile {compile_s:.1f} s, "
                           f"ours vs ORT {agree:.1e}, worst vs PyTorch "
                           f"{error:.1e} of the largest output)", flush=True)
                     if agree > 1e-3:
@@ -207,7 +224,9 @@ def main():
                                  f"disagree ({agree:.1e})")
 
     lines = [
-        f"Inference, median of {args.steps} steps after 3 warm-up steps, "
+        f"Inference, median of {args.steps} steps after 3 warm-up steps "
+        f"per process, median over {args.rounds} processes per side "
+        f"(alternating), "
         f"OneFlow-MLIR (oneflow-run, OMP_NUM_THREADS = OPENBLAS_NUM_THREADS "
         f"= threads) against ONNX Runtime {ort_version(args.ort)} "
         f"(onnxruntime-node, CPU execution provider, graph optimizations "
@@ -239,7 +258,8 @@ def main():
                 print(summary)
     lines.append("Reproduce: `/usr/bin/python3 bench/inference_vs_onnxruntime.py "
                  f"--bin build/bin --ort /work/ort/node_modules/onnxruntime-node "
-                 f"--batches {args.batches} --threads {args.threads}"
+                 f"--batches {args.batches} --threads {args.threads} "
+                 f"--rounds {args.rounds}"
                  + (f" --only {args.only}" if args.only else "") + "`")
     if not args.no_doc:
         write_block(MARKER_BEGIN, MARKER_END, "\n".join(lines),

@@ -102,6 +102,11 @@ OpCost mlir::oneflow::estimateCost(Operation *op) {
         return convolution(ConvKind::Conv, op.getY(), windowOf(op.getWeight()),
                            op.getX(), op.getGroups());
       })
+      // The epilogue rides on the convolution (oneDNN post-ops).
+      .Case([](Conv2DEpilogueOp op) {
+        return convolution(ConvKind::Conv, op.getY(), windowOf(op.getWeight()),
+                           op.getX(), op.getGroups());
+      })
       // Each input element scatters into cout / groups * kh * kw outputs.
       .Case([](ConvTranspose2DOp op) {
         return convolution(ConvKind::ConvTranspose, op.getX(),

@@ -18,6 +18,7 @@
 #include <oneapi/dnnl/dnnl.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <memory>
 #include <type_traits>
@@ -597,7 +598,64 @@ void conv2dChannelsLast(const float *x, const float *w, const float *bias,
   conv2dF32(xNchw.data(), w, bias, yNchw.data(), s, constantWeights);
   transposeImages(yNchw.data(), y, s.n, s.o, s.oh * s.ow);
 }
+
+/// A channels-last conv with its epilogue (y does not overlap the inputs):
+/// oneDNN's post-ops, else the conv then applyConvEpilogue.
+void conv2dChannelsLastEpilogue(const float *x, const float *w,
+                                const float *bias, const float *residual,
+                                float *y, const ConvShape &s,
+                                ConvEpilogue epilogue) {
+  int64_t count = s.n * s.o * s.oh * s.ow;
+  bool oneMap = s.h * s.w == 1 && s.oh * s.ow == 1;
+  if (!oneMap) {
+    // oneDNN's sum post-op adds what y holds.
+    epilogue.residual = residual != nullptr;
+    if (residual)
+      std::memcpy(y, residual, count * sizeof(float));
+    if (dnnlConv2dChannelsLastF32(x, w, bias, y, s, /*constantWeights=*/true,
+                                  epilogue))
+      return;
+  }
+  conv2dChannelsLast(x, w, bias, y, s, /*constantWeights=*/true);
+  applyConvEpilogue(y, residual, count, epilogue);
+}
 } // namespace
+
+void oneflow::kernels::applyConvEpilogue(float *y, const float *residual,
+                                         int64_t count,
+                                         const ConvEpilogue &epilogue) {
+  if (residual) {
+#pragma omp simd
+    for (int64_t i = 0; i < count; ++i)
+      y[i] += residual[i];
+  }
+  float lo = epilogue.clipMin, hi = epilogue.clipMax;
+  switch (epilogue.activation) {
+  case ConvActivation::None:
+    return;
+  case ConvActivation::Relu:
+#pragma omp simd
+    for (int64_t i = 0; i < count; ++i)
+      y[i] = y[i] > 0.f || y[i] != y[i] ? y[i] : 0.f;
+    return;
+  case ConvActivation::Clip:
+#pragma omp simd
+    for (int64_t i = 0; i < count; ++i)
+      y[i] = y[i] < lo ? lo : (y[i] > hi ? hi : y[i]);
+    return;
+  case ConvActivation::Silu:
+    for (int64_t i = 0; i < count; ++i)
+      y[i] = y[i] / (1.f + std::exp(-y[i]));
+    return;
+  case ConvActivation::HardSwish:
+#pragma omp simd
+    for (int64_t i = 0; i < count; ++i) {
+      float gate = y[i] / 6.f + 0.5f;
+      y[i] *= gate < 0.f ? 0.f : (gate > 1.f ? 1.f : gate);
+    }
+    return;
+  }
+}
 
 ONEFLOW_KERNEL void oneflow_conv2d_f32(CONV_ARGS) {
   conv2dF32(ptr<float>(x), ptr<float>(w), ptr<float>(bias), ptr<float>(y),
@@ -618,6 +676,26 @@ ONEFLOW_KERNEL void oneflow_conv2d_nhwc_f32(CONV_ARGS) {
 ONEFLOW_KERNEL void oneflow_conv2d_nhwc_constant_weight_f32(CONV_ARGS) {
   conv2dChannelsLast(ptr<float>(x), ptr<float>(w), ptr<float>(bias),
                      ptr<float>(y), CONV_SHAPE, /*constantWeights=*/true);
+}
+/// oneflow_conv2d_nhwc_constant_weight_f32 followed by the compiler's
+/// conv2d_epilogue: y = act(conv + bias + residual); residual may be null;
+/// activation a ConvActivation code, the clip bounds the bits of doubles.
+ONEFLOW_KERNEL void oneflow_conv2d_nhwc_epilogue_f32(
+    int64_t x, int64_t w, int64_t bias, int64_t residual, int64_t y, int64_t n,
+    int64_t c, int64_t h, int64_t wd, int64_t o, int64_t kh, int64_t kw,
+    int64_t oh, int64_t ow, int64_t sh, int64_t sw, int64_t pt, int64_t pl,
+    int64_t dh, int64_t dw, int64_t groups, int64_t activation,
+    int64_t clipMinBits, int64_t clipMaxBits) {
+  ConvEpilogue epilogue;
+  epilogue.activation = static_cast<ConvActivation>(activation);
+  double clipMin, clipMax;
+  std::memcpy(&clipMin, &clipMinBits, sizeof(clipMin));
+  std::memcpy(&clipMax, &clipMaxBits, sizeof(clipMax));
+  epilogue.clipMin = float(clipMin);
+  epilogue.clipMax = float(clipMax);
+  conv2dChannelsLastEpilogue(ptr<float>(x), ptr<float>(w), ptr<float>(bias),
+                             ptr<float>(residual), ptr<float>(y), CONV_SHAPE,
+                             epilogue);
 }
 ONEFLOW_KERNEL void oneflow_conv2d_f64(CONV_ARGS) {
   conv2d(ptr<double>(x), ptr<double>(w), ptr<double>(bias), ptr<double>(y),

@@ -76,14 +76,41 @@ bool dnnlConv2dConstantWeightsF32(const float *x, const float *w,
                                   const float *bias, float *y,
                                   const ConvShape &s, ConvPath path);
 
+/// The activation a conv applies to its result as it writes it; the
+/// values are the compiler's ConvActivation codes (0: none).
+enum class ConvActivation : int64_t {
+  None = 0,
+  Relu = 1,
+  Clip = 2,      // to [clipMin, clipMax]
+  Silu = 3,      // x * sigmoid(x)
+  HardSwish = 4, // x * clamp(x / 6 + 1/2, 0, 1)
+};
+
+/// What follows a conv in its own kernel: y = act(conv + bias + residual).
+struct ConvEpilogue {
+  /// y holds a residual on entry that the conv adds to (oneDNN's sum).
+  bool residual = false;
+  ConvActivation activation = ConvActivation::None;
+  float clipMin = 0, clipMax = 0;
+  bool empty() const { return !residual && activation == ConvActivation::None; }
+};
+
+/// The epilogue's activation over y[0, count), or first the residual's sum
+/// where `residual` is not null: the epilogue of a conv computed without
+/// it (the same results as oneDNN's post-ops up to rounding).
+void applyConvEpilogue(float *y, const float *residual, int64_t count,
+                       const ConvEpilogue &epilogue);
+
 /// dnnlConv2dF32 with x [n, h, w, c] and y [n, oh, ow, o] (NHWC; the
 /// weights OIHW as always) on oneDNN's channels-last primitives, with the
-/// weights reordered once where `constantWeights`. Every path but oneDNN's
-/// would transpose the activations, so ONEFLOW_DNNL_CONV=0 alone turns it
-/// off (false: the caller transposes them around another path).
+/// weights reordered once where `constantWeights` and `epilogue` applied
+/// as post-ops (with a residual, y must hold it on entry). Every path but
+/// oneDNN's would transpose the activations, so ONEFLOW_DNNL_CONV=0 alone
+/// turns it off (false: the caller transposes them around another path).
 bool dnnlConv2dChannelsLastF32(const float *x, const float *w,
                                const float *bias, float *y, const ConvShape &s,
-                               bool constantWeights);
+                               bool constantWeights,
+                               const ConvEpilogue &epilogue = {});
 
 /// The same for conv_transpose2d (x [n, c, h, w], weights [c, o / groups,
 /// kh, kw], y [n, o, oh, ow]) on oneDNN's backward-data convolution.

@@ -89,6 +89,12 @@ char *workspace(size_t bytes) {
 
 size_t rounded(size_t bytes) { return (bytes + 63) / 64 * 64; }
 
+int64_t bitsOf(float value) {
+  uint32_t bits;
+  std::memcpy(&bits, &value, sizeof(bits));
+  return bits;
+}
+
 /// The transposeImages arguments (images, rows, cols) that turn `from` into
 /// `to` where one is the other with channels last, and the transpose beat
 /// oneDNN's reorder on this machine (`oneflow-layout-bench`):
@@ -119,10 +125,38 @@ std::array<int64_t, 3> transposeFor(const memory::desc &from,
   return args;
 }
 
+/// oneDNN's post-ops for an epilogue: the sum of what y holds, then the
+/// activation (oneDNN 2.6's hardswish is x * relu6(x + 3) / 6).
+dnnl::post_ops postOpsOf(const ConvEpilogue &epilogue) {
+  dnnl::post_ops ops;
+  if (epilogue.residual)
+    ops.append_sum(1.f);
+  using dnnl::algorithm;
+  switch (epilogue.activation) {
+  case ConvActivation::None:
+    break;
+  case ConvActivation::Relu:
+    ops.append_eltwise(1.f, algorithm::eltwise_relu, 0.f, 0.f);
+    break;
+  case ConvActivation::Clip:
+    ops.append_eltwise(1.f, algorithm::eltwise_clip, epilogue.clipMin,
+                       epilogue.clipMax);
+    break;
+  case ConvActivation::Silu:
+    ops.append_eltwise(1.f, algorithm::eltwise_swish, 1.f, 0.f);
+    break;
+  case ConvActivation::HardSwish:
+    ops.append_eltwise(1.f, algorithm::eltwise_hardswish, 0.f, 0.f);
+    break;
+  }
+  return ops;
+}
+
 /// A convolution (x [n, c, h, w] -> y [n, o, oh, ow]) or, `transpose`, a
 /// conv_transpose2d: the data gradient of the conv from y's shape to x's,
 /// with weights [c, o / groups, kh, kw] (the conv's [o, c / groups, ...]).
-void build(ConvPrimitive &p, const ConvShape &s, bool hasBias, ConvKind kind) {
+void build(ConvPrimitive &p, const ConvShape &s, bool hasBias, ConvKind kind,
+           const ConvEpilogue &epilogue) {
   bool transpose = kind == ConvKind::Transpose;
   // The conv computed (forward) or whose data gradient is (transpose).
   int64_t n = s.n, c = s.c, h = s.h, w = s.w, o = s.o, oh = s.oh, ow = s.ow;
@@ -161,6 +195,8 @@ void build(ConvPrimitive &p, const ConvShape &s, bool hasBias, ConvKind kind) {
     // Scratchpads come from workspace(): primitives of several threads may
     // run at once.
     attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
+    if (!epilogue.empty())
+      attr.set_post_ops(postOpsOf(epilogue));
     // The backward primitives are chosen against the forward one they
     // differentiate.
     auto trainingHint = [&] {
@@ -231,8 +267,9 @@ void build(ConvPrimitive &p, const ConvShape &s, bool hasBias, ConvKind kind) {
 
 /// The primitive of a shape, built once. Entries are never removed, so the
 /// reference stays valid outside the lock.
-ConvPrimitive &primitiveFor(const ConvShape &s, bool hasBias, ConvKind kind) {
-  using Key = std::array<int64_t, 18>;
+ConvPrimitive &primitiveFor(const ConvShape &s, bool hasBias, ConvKind kind,
+                            const ConvEpilogue &epilogue) {
+  using Key = std::array<int64_t, 22>;
   // The engine first: statics are destroyed in reverse order, and the
   // cached primitives must go before their engine.
   cpuEngine();
@@ -241,11 +278,16 @@ ConvPrimitive &primitiveFor(const ConvShape &s, bool hasBias, ConvKind kind) {
   Key key = {s.n,  s.c,  s.h,  s.w,      s.o,     s.kh,
              s.kw, s.oh, s.ow, s.sh,     s.sw,    s.pt,
              s.pl, s.dh, s.dw, s.groups, hasBias, int64_t(kind)};
+  // The epilogue: its post-ops are part of the primitive.
+  key[18] = epilogue.residual;
+  key[19] = int64_t(epilogue.activation);
+  key[20] = bitsOf(epilogue.clipMin);
+  key[21] = bitsOf(epilogue.clipMax);
   std::lock_guard<std::mutex> lock(mutex);
   std::unique_ptr<ConvPrimitive> &entry = cache[key];
   if (!entry) {
     entry = std::make_unique<ConvPrimitive>();
-    build(*entry, s, hasBias, kind);
+    build(*entry, s, hasBias, kind, epilogue);
   }
   return *entry;
 }
@@ -393,7 +435,7 @@ bool oneflow::kernels::preferOneDnn(const ConvShape &s) {
 namespace {
 bool run(const float *x, const float *w, const float *bias, float *y,
          const ConvShape &s, ConvKind kind, ConvPath path,
-         bool weightsConstant = false) {
+         bool weightsConstant = false, const ConvEpilogue &epilogue = {}) {
   if (path == ConvPath::Auto)
     path = pathFromEnvironment();
   // Where each weight meets few pixels, one product over the batch on the
@@ -408,7 +450,7 @@ bool run(const float *x, const float *w, const float *bias, float *y,
                    (preferOneDnn(s) && !batched);
   if (path == ConvPath::Im2col || (path == ConvPath::Auto && !preferred))
     return false;
-  ConvPrimitive &p = primitiveFor(s, bias != nullptr, kind);
+  ConvPrimitive &p = primitiveFor(s, bias != nullptr, kind, epilogue);
   if (!p.supported)
     return false;
   execute(p, x, w, bias, y, weightsConstant);
@@ -434,9 +476,10 @@ bool oneflow::kernels::dnnlConv2dConstantWeightsF32(const float *x,
 bool oneflow::kernels::dnnlConv2dChannelsLastF32(const float *x, const float *w,
                                                  const float *bias, float *y,
                                                  const ConvShape &s,
-                                                 bool constantWeights) {
+                                                 bool constantWeights,
+                                                 const ConvEpilogue &epilogue) {
   return run(x, w, bias, y, s, ConvKind::ForwardChannelsLast, ConvPath::Auto,
-             constantWeights);
+             constantWeights, epilogue);
 }
 
 bool oneflow::kernels::dnnlConvTranspose2dF32(const float *x, const float *w,

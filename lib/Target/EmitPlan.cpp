@@ -236,13 +236,16 @@ prepareKernels(ModuleOp module, const EmitPlanOptions &options, bool cuda,
   if (failed(graphs))
     return failure();
 
-  // CPU kernels may keep their own layout of weights no step writes (CUDA
-  // convolutions run on cuDNN in the plan's layout).
+  // CPU kernels may keep their own layout of weights no step writes, and
+  // channels-last convs apply their residual adds and activations
+  // themselves (CUDA convolutions run on cuDNN in the plan's layout).
   if (!cuda) {
     PassManager pm(module.getContext());
     pm.addPass(createMarkConstantWeights());
-    if (options.channelsLast)
+    if (options.channelsLast) {
       pm.addPass(createChannelsLast());
+      pm.addNestedPass<func::FuncOp>(createFoldConvEpilogues());
+    }
     applyDefaultTimingPassManagerCLOptions(pm);
     if (failed(applyPassManagerCLOptions(pm)) || failed(pm.run(module)))
       return failure();

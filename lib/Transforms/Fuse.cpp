@@ -72,8 +72,8 @@ FusionKind mlir::oneflow::getFusionKind(Operation *op) {
           SoftmaxOp, LogSoftmaxOp, LayerNormOp, LayerNormGradOp,
           SoftmaxCrossEntropyOp, SoftmaxCrossEntropyGradOp, MseLossOp>(op))
     return FusionKind::Reduction;
-  if (isa<MatmulOp, BatchMatmulOp, Conv2DOp, MatmulActAuxOp, MatmulActGradOp>(
-          op))
+  if (isa<MatmulOp, BatchMatmulOp, Conv2DOp, Conv2DEpilogueOp, MatmulActAuxOp,
+          MatmulActGradOp>(op))
     return FusionKind::Library;
   if (isa<ReshapeOp, FlattenOp, SqueezeOp, UnsqueezeOp, TransposeOp, ExpandOp,
           SliceOp, SplitOp, ConcatOp, CoordinateSliceOp>(op))

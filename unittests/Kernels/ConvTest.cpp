@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <list>
 #include <ostream>
 #include <random>
@@ -41,6 +42,13 @@ extern "C" void oneflow_conv2d_nhwc_constant_weight_f32(
     int64_t h, int64_t wd, int64_t o, int64_t kh, int64_t kw, int64_t oh,
     int64_t ow, int64_t sh, int64_t sw, int64_t pt, int64_t pl, int64_t dh,
     int64_t dw, int64_t groups);
+
+extern "C" void oneflow_conv2d_nhwc_epilogue_f32(
+    int64_t x, int64_t w, int64_t bias, int64_t residual, int64_t y, int64_t n,
+    int64_t c, int64_t h, int64_t wd, int64_t o, int64_t kh, int64_t kw,
+    int64_t oh, int64_t ow, int64_t sh, int64_t sw, int64_t pt, int64_t pl,
+    int64_t dh, int64_t dw, int64_t groups, int64_t activation,
+    int64_t clipMinBits, int64_t clipMaxBits);
 
 extern "C" void oneflow_conv_transpose2d_f32(int64_t x, int64_t w, int64_t bias,
                                              int64_t y, int64_t n, int64_t c,
@@ -243,6 +251,63 @@ TEST_P(Conv2dTest, ChannelsLastMatchesDirectLoop) {
       expectClose(y, ref);
     }
   }
+}
+
+int64_t bitsOf(double value) {
+  int64_t bits;
+  std::memcpy(&bits, &value, sizeof(bits));
+  return bits;
+}
+
+// The epilogue of a channels-last conv (the compiler's conv2d_epilogue):
+// act(conv + bias + residual) for every activation, with and without a
+// residual, on oneDNN's post-ops (or, under ONEFLOW_DNNL_CONV=0 and over
+// 1x1 maps, the conv then the epilogue's own loops).
+TEST_P(Conv2dTest, ChannelsLastEpilogueMatchesReference) {
+  const ConvShape &s = GetParam().s;
+  std::mt19937 rng(17);
+  std::normal_distribution<float> normal;
+  int64_t count = s.n * s.o * s.oh * s.ow;
+  std::vector<float> x(s.n * s.c * s.h * s.w), bias(s.o), residual(count);
+  static std::list<std::vector<float>> kept;
+  std::vector<float> &w = kept.emplace_back(s.o * s.c / s.groups * s.kh * s.kw);
+  for (std::vector<float> *v : {&x, &w, &bias, &residual})
+    for (float &e : *v)
+      e = normal(rng);
+  std::vector<float> xNhwc = channelsLast(x, s.n, s.c, s.h * s.w);
+  std::vector<double> conv =
+      channelsLast(reference(x, w, bias.data(), s), s.n, s.o, s.oh * s.ow);
+  // Clip to [-0.5, 0.7]: both bounds bite on normal data.
+  const double lo = -0.5, hi = 0.7;
+  auto activate = [&](int64_t code, double v) {
+    switch (code) {
+    case 1:
+      return std::max(v, 0.0);
+    case 2:
+      return std::min(std::max(v, lo), hi);
+    case 3:
+      return v / (1 + std::exp(-v));
+    case 4:
+      return v * std::min(std::max(v / 6 + 0.5, 0.0), 1.0);
+    }
+    return v;
+  };
+  for (bool withResidual : {false, true})
+    for (int64_t code = 0; code <= 4; ++code) {
+      SCOPED_TRACE(::testing::Message()
+                   << "activation " << code << ", residual " << withResidual);
+      std::vector<double> ref(count);
+      for (int64_t i = 0; i < count; ++i)
+        ref[i] = activate(code, conv[i] + (withResidual ? residual[i] : 0.0));
+      std::vector<float> y(count, NAN);
+      oneflow_conv2d_nhwc_epilogue_f32(
+          address(xNhwc.data()), address(w.data()), address(bias.data()),
+          withResidual ? address(residual.data()) : 0, address(y.data()), s.n,
+          s.c, s.h, s.w, s.o, s.kh, s.kw, s.oh, s.ow, s.sh, s.sw, s.pt, s.pl,
+          s.dh, s.dw, s.groups, code, bitsOf(code == 2 ? lo : 0.0),
+          bitsOf(code == 2 ? hi : 0.0));
+      expectClose(y, ref);
+    }
 }
 
 // The path a shape takes is a rule of its shape alone (every rank and rerun

@@ -50,7 +50,8 @@ struct EmitPlanOptions {
   /// Group ops into fused kernels (oneflow-fuse) before outlining.
   bool fuse = true;
   /// Run an inference plan's CPU convolutions on NHWC activations
-  /// (oneflow-channels-last).
+  /// (oneflow-channels-last), with their residual adds and activations
+  /// folded in (oneflow-fold-conv-epilogues).
   bool channelsLast = true;
   /// Compile the kernels through the CUDA backend's loop mapping, its
   /// launches run as CPU loops (checks the GPU kernels' numerics).

@@ -69,6 +69,21 @@ def ChannelsLast : Pass<"oneflow-channels-last", "ModuleOp"> {
   }];
 }
 
+def FoldConvEpilogues
+    : Pass<"oneflow-fold-conv-epilogues", "::mlir::func::FuncOp"> {
+  let summary = "Fold residual adds and activations into channels-last convs";
+  let description = [{
+    On a CPU inference plan's rank programs, after `oneflow-channels-last`
+    and before fusion: a `channels_last` `constant_weight` f32
+    `oneflow.conv2d`, optionally followed by the add of a residual of its
+    type, optionally followed by relu, clip (both bounds), silu (or `y *
+    sigmoid(y)`) or hard-swish (`y * hard_sigmoid(y)`, alpha 1/6, beta
+    1/2), becomes one `oneflow.conv2d_epilogue`: the kernel library applies
+    both as oneDNN post-ops while the result is in registers, instead of
+    another pass over the output. Values folded must have no other use.
+  }];
+}
+
 def UpdateVariablesInPlace
     : Pass<"oneflow-update-variables-in-place", "ModuleOp"> {
   let summary = "Let kernel calls write updated variables into their own buffers";

@@ -10,6 +10,8 @@
 
 #include "Lowering.h"
 
+#include "llvm/ADT/bit.h"
+
 using namespace mlir;
 using namespace mlir::oneflow;
 using namespace mlir::oneflow::lowering;
@@ -157,6 +159,27 @@ struct BatchMatmulLowering : public OpConversionPattern<BatchMatmulOp> {
   }
 };
 
+/// The shape scalars of a conv call (Conv.h's ConvShape): n, c, h, w, o,
+/// kh, kw, oh, ow, strides, top and left pads, dilations, groups. They name
+/// the dimensions NCHW whatever the buffers' layout.
+template <typename OpTy, typename AdaptorTy>
+SmallVector<int64_t> convScalars(OpTy op, AdaptorTy adaptor,
+                                 bool channelsLast) {
+  RankedTensorType x = typeOf(adaptor.getX()), w = typeOf(adaptor.getWeight()),
+                   y = op.getY().getType();
+  ArrayRef<int64_t> strides = op.getStrides(), pads = op.getPads(),
+                    dilations = op.getDilations();
+  SmallVector<int64_t> xDims(x.getShape()), yDims(y.getShape());
+  if (channelsLast) {
+    xDims = {xDims[0], xDims[3], xDims[1], xDims[2]};
+    yDims = {yDims[0], yDims[3], yDims[1], yDims[2]};
+  }
+  return {xDims[0], xDims[1],        xDims[2],        xDims[3],
+          yDims[1], w.getDimSize(2), w.getDimSize(3), yDims[2],
+          yDims[3], strides[0],      strides[1],      pads[0],
+          pads[1],  dilations[0],    dilations[1],    (int64_t)op.getGroups()};
+}
+
 template <typename OpTy>
 struct ConvLowering : public OpConversionPattern<OpTy> {
   using OpConversionPattern<OpTy>::OpConversionPattern;
@@ -170,26 +193,13 @@ struct ConvLowering : public OpConversionPattern<OpTy> {
       return rewriter.notifyMatchFailure(
           op, "convolutions are lowered for f32 and f64 only");
     constexpr bool transposed = std::is_same_v<OpTy, ConvTranspose2DOp>;
-    RankedTensorType x = typeOf(adaptor.getX()), w = typeOf(adaptor.getWeight());
-    ArrayRef<int64_t> strides = op.getStrides(), pads = op.getPads(),
-                      dilations = op.getDilations();
-    // The scalars name the dimensions NCHW whatever the buffers' layout.
-    SmallVector<int64_t> xDims(x.getShape()), yDims(resultType.getShape());
     bool channelsLast = false;
     if constexpr (!transposed)
       channelsLast = op.getChannelsLast();
-    if (channelsLast) {
-      if (suffix != "f32")
-        return rewriter.notifyMatchFailure(
-            op, "channels-last convolutions are lowered for f32 only");
-      xDims = {xDims[0], xDims[3], xDims[1], xDims[2]};
-      yDims = {yDims[0], yDims[3], yDims[1], yDims[2]};
-    }
-    SmallVector<int64_t> scalars = {
-        xDims[0], xDims[1],        xDims[2],        xDims[3],
-        yDims[1], w.getDimSize(2), w.getDimSize(3), yDims[2],
-        yDims[3], strides[0],      strides[1],      pads[0],
-        pads[1],  dilations[0],    dilations[1],    (int64_t)op.getGroups()};
+    if (channelsLast && suffix != "f32")
+      return rewriter.notifyMatchFailure(
+          op, "channels-last convolutions are lowered for f32 only");
+    SmallVector<int64_t> scalars = convScalars(op, adaptor, channelsLast);
     std::string name =
         ((transposed ? "oneflow_conv_transpose2d_" : "oneflow_conv2d_") +
          suffix)
@@ -207,6 +217,32 @@ struct ConvLowering : public OpConversionPattern<OpTy> {
                                         {adaptor.getX(), adaptor.getWeight(),
                                          adaptor.getBias()},
                                         {resultType}, scalars));
+    return success();
+  }
+};
+
+/// conv2d_epilogue -> oneflow_conv2d_nhwc_epilogue_f32(x, w, bias,
+/// residual, y, the conv's shape scalars, activation, clip_min, clip_max):
+/// the activation as lib/Kernels/Conv.h's ConvEpilogue codes (0 for none),
+/// the bounds as the bits of doubles.
+struct ConvEpilogueLowering : public OpConversionPattern<Conv2DEpilogueOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(Conv2DEpilogueOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    SmallVector<int64_t> scalars =
+        convScalars(op, adaptor, /*channelsLast=*/true);
+    std::optional<ConvActivation> activation = op.getActivation();
+    scalars.push_back(activation ? int64_t(*activation) : 0);
+    for (std::optional<APFloat> bound : {op.getClipMin(), op.getClipMax()})
+      scalars.push_back(
+          llvm::bit_cast<int64_t>(bound ? bound->convertToDouble() : 0.0));
+    rewriter.replaceOp(
+        op, buildLibraryCall(rewriter, op.getLoc(),
+                             "oneflow_conv2d_nhwc_epilogue_f32",
+                             {adaptor.getX(), adaptor.getWeight(),
+                              adaptor.getBias(), adaptor.getResidual()},
+                             {op.getY().getType()}, scalars));
     return success();
   }
 };
@@ -273,7 +309,8 @@ void lowering::populateLinalgPatterns(RewritePatternSet &patterns,
                                       bool lowPrecisionGemms) {
   patterns.add<MatmulLowering, BatchMatmulLowering>(patterns.getContext(),
                                                     lowPrecisionGemms);
-  patterns.add<ConvLowering<Conv2DOp>, ConvLowering<ConvTranspose2DOp>,
-               MatmulActAuxLowering, MatmulActGradLowering>(
-      patterns.getContext());
+  patterns
+      .add<ConvLowering<Conv2DOp>, ConvLowering<ConvTranspose2DOp>,
+           ConvEpilogueLowering, MatmulActAuxLowering, MatmulActGradLowering>(
+          patterns.getContext());
 }

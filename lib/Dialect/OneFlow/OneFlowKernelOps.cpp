@@ -1,6 +1,7 @@
 //===- OneFlowKernelOps.cpp - fused kernel regions ------------------------===//
 
 #include "oneflow/Dialect/OneFlow/OneFlowDialect.h"
+#include "oneflow/Dialect/OneFlow/OneFlowShapes.h"
 
 using namespace mlir;
 using namespace mlir::oneflow;
@@ -22,7 +23,7 @@ LogicalResult FusedOp::verify() {
 }
 
 //===----------------------------------------------------------------------===//
-// Products with aux epilogues (OneFlowEpilogueOps.td)
+// Products with epilogues (OneFlowEpilogueOps.td)
 //===----------------------------------------------------------------------===//
 
 RankedTensorType mlir::oneflow::getEpilogueAuxType(
@@ -85,5 +86,41 @@ LogicalResult MatmulActGradOp::verify() {
       biasGrad && cast<RankedTensorType>(biasGrad.getType()).getDimSize(0) != n)
     return emitOpError() << "sums rows of " << n << " into a bias gradient of "
                          << biasGrad.getType();
+  return success();
+}
+
+LogicalResult Conv2DEpilogueOp::verify() {
+  RankedTensorType x = getX().getType(), y = getY().getType();
+  if (x.getRank() != 4 || y.getRank() != 4)
+    return emitOpError("takes and makes NHWC (4-D) activations");
+  // The conv's NCHW shape, its channels then moved last.
+  auto nchw = RankedTensorType::get(
+      {x.getDimSize(0), x.getDimSize(3), x.getDimSize(1), x.getDimSize(2)},
+      x.getElementType());
+  SmallVector<int64_t> shape;
+  if (failed(inferConv2DShape([&] { return emitOpError(); }, nchw,
+                              getWeight().getType(), getStrides(), getPads(),
+                              getDilations(), getGroups(), shape)))
+    return failure();
+  SmallVector<int64_t> nhwc = {shape[0], shape[2], shape[3], shape[1]};
+  if (y.getShape() != ArrayRef<int64_t>(nhwc))
+    return emitOpError() << "computes [" << nhwc << "], not " << y;
+  if (Value bias = getBias();
+      bias && cast<RankedTensorType>(bias.getType()).getShape() !=
+                  ArrayRef<int64_t>{shape[1]})
+    return emitOpError() << "adds a bias of " << bias.getType() << " to "
+                         << shape[1] << " channels";
+  if (Value residual = getResidual(); residual && residual.getType() != y)
+    return emitOpError() << "adds a residual of " << residual.getType()
+                         << " to " << y;
+  bool clip = getActivation() == ConvActivation::Clip;
+  if (clip != (getClipMin().has_value() && getClipMax().has_value()) ||
+      (!clip && (getClipMin() || getClipMax())))
+    return emitOpError("takes clip_min and clip_max with a clip activation "
+                       "(both) and only then");
+  if (clip && getClipMin()->convertToDouble() > getClipMax()->convertToDouble())
+    return emitOpError() << "clips to an empty range ["
+                         << getClipMin()->convertToDouble() << ", "
+                         << getClipMax()->convertToDouble() << "]";
   return success();
 }

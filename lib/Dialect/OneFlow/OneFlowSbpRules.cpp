@@ -232,6 +232,19 @@ SbpFactorRule MatmulActGradOp::getSbpFactorRule() {
   return spec.build();
 }
 
+// Made on CPU rank programs, after distribution: every dimension whole.
+SbpFactorRule Conv2DEpilogueOp::getSbpFactorRule() {
+  RuleSpec spec;
+  spec.addOperand("____");
+  spec.addOperand("____");
+  if (getBias())
+    spec.addOperand("_");
+  if (getResidual())
+    spec.addOperand("____");
+  spec.addResult("____");
+  return spec.build();
+}
+
 SbpFactorRule Conv2DOp::getSbpFactorRule() {
   RuleSpec spec;
   char n = spec.fresh();

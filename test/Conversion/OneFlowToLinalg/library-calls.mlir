@@ -134,3 +134,18 @@ func.func @aux_epilogues(%x: tensor<8x64xf32>, %w: tensor<130x64xf32>, %b: tenso
   %dg = oneflow.matmul_act_grad %dyT, %w2, %pre {activation = #oneflow.epilogue_activation<gelu_tanh>, transpose_a} : (tensor<16x8xf32>, tensor<16x130xf32>, tensor<8x136xf32>) -> tensor<8x130xf32>
   return %h, %dx, %db, %g, %dg : tensor<8x130xf32>, tensor<8x130xf32>, tensor<130xf32>, tensor<8x130xf32>, tensor<8x130xf32>
 }
+
+// -----
+
+// A conv with its epilogue: x, w, bias, residual, y, the geometry named
+// NCHW (n 2, c 16, h 8, w 8, o 16, ...), then the activation's code (clip:
+// 2) and its bounds as the bits of doubles (0.0 and 6.0); no residual is a
+// null address.
+// CHECK-LABEL: func @conv_epilogue
+// CHECK: call @oneflow_conv2d_nhwc_epilogue_f32(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %c2_i64, %c16_i64, %c8_i64, %c8_i64{{[_0-9]*}}, %c16_i64{{[_0-9]*}}, %c3_i64, %c3_i64{{[_0-9]*}}, %c4_i64, %c4_i64{{[_0-9]*}}, %c2_i64{{[_0-9]*}}, %c2_i64{{[_0-9]*}}, %c1_i64, %c1_i64{{[_0-9]*}}, %c1_i64{{[_0-9]*}}, %c1_i64{{[_0-9]*}}, %c16_i64{{[_0-9]*}}, %c2_i64{{[_0-9]*}}, %c0_i64, %c4618441417868443648_i64)
+// CHECK: call @oneflow_conv2d_nhwc_epilogue_f32(%{{[0-9]+}}, %{{[0-9]+}}, %c0_i64{{[_0-9]*}}, %c0_i64{{[_0-9]*}}, %{{[0-9]+}}, {{.*}}, %c3_i64{{[_0-9]*}}, %c0_i64{{[_0-9]*}}, %c0_i64{{[_0-9]*}})
+func.func @conv_epilogue(%x: tensor<2x8x8x16xf32>, %dw: tensor<16x1x3x3xf32>, %b: tensor<16xf32>, %r: tensor<2x4x4x16xf32>) -> (tensor<2x4x4x16xf32>, tensor<2x4x4x16xf32>) {
+  %0 = oneflow.conv2d_epilogue %x, %dw bias %b residual %r {activation = #oneflow.conv_activation<clip>, clip_min = 0.0 : f64, clip_max = 6.0 : f64, groups = 16 : i64, strides = array<i64: 2, 2>, pads = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>} : (tensor<2x8x8x16xf32>, tensor<16x1x3x3xf32>, tensor<16xf32>, tensor<2x4x4x16xf32>) -> tensor<2x4x4x16xf32>
+  %1 = oneflow.conv2d_epilogue %x, %dw {activation = #oneflow.conv_activation<silu>, groups = 16 : i64, strides = array<i64: 2, 2>, pads = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>} : (tensor<2x8x8x16xf32>, tensor<16x1x3x3xf32>) -> tensor<2x4x4x16xf32>
+  return %0, %1 : tensor<2x4x4x16xf32>, tensor<2x4x4x16xf32>
+}

@@ -50,6 +50,20 @@ def OneFlow_EpilogueActivationAttr
   let assemblyFormat = "`<` $value `>`";
 }
 
+def OneFlow_ConvActivation : I32EnumAttr<"ConvActivation",
+    "an activation a CPU convolution applies to its result as it writes it", [
+      I32EnumAttrCase<"Relu", 1, "relu">,
+      I32EnumAttrCase<"Clip", 2, "clip">,
+      I32EnumAttrCase<"Silu", 3, "silu">,
+      I32EnumAttrCase<"HardSwish", 4, "hard_swish">]> {
+  let genSpecializedAttr = 0;
+  let cppNamespace = "::mlir::oneflow";
+}
+def OneFlow_ConvActivationAttr
+    : EnumAttr<OneFlow_Dialect, OneFlow_ConvActivation, "conv_activation"> {
+  let assemblyFormat = "`<` $value `>`";
+}
+
 def OneFlow_LossReduction : I32EnumAttr<"LossReduction",
     "how per-sample losses are combined", [
       I32EnumAttrCase<"None", 0, "none">,

@@ -1,4 +1,6 @@
-//===- OneFlowEpilogueOps.td - products with aux epilogues -*- tablegen -*-===//
+//===- OneFlowEpilogueOps.td - products with epilogues -----*- tablegen -*-===//
+//
+// Products whose library call also computes what follows them.
 //
 // A linear layer's forward product and the backward product that computes
 // the gradient flowing into its activation, as cuBLASLt runs them with the
@@ -68,6 +70,47 @@ def OneFlow_MatmulActGradOp : OneFlow_Op<"matmul_act_grad", [Pure]> {
                       Optional<1DTensorOf<[F32]>>:$bias_grad);
   let assemblyFormat = [{
     $a `,` $b `,` $aux attr-dict `:` functional-type(operands, results)
+  }];
+  let hasVerifier = 1;
+}
+
+// A convolution of a CPU inference plan with the residual sum and the
+// activation after it, as oneDNN's post-ops apply them while the result is
+// in registers. Only oneflow-fold-conv-epilogues makes it, on rank programs
+// (after distribution: every dimension whole), from `channels_last`
+// `constant_weight` f32 convs.
+def OneFlow_Conv2DEpilogueOp : OneFlow_Op<"conv2d_epilogue", [Pure,
+    AttrSizedOperandSegments]> {
+  let summary = "act(conv2d(x, w) + bias + residual), NHWC, constant weights";
+  let description = [{
+    `y = act(conv2d(x, weight) + bias + residual)` in f32, where `x` and `y`
+    are NHWC (`[n, h, w, c]`, `[n, oh, ow, out_channels]`), the weight is
+    OIHW and holds the same values for the life of the plan (as
+    `constant_weight` on `oneflow.conv2d`), `bias` is optional (one value
+    per output channel) and so is `residual` (of `y`'s type). `activation`
+    is optional: `relu`, `clip` (to `[clip_min, clip_max]`, both given),
+    `silu` (`x * sigmoid(x)`) or `hard_swish` (`x * clamp(x / 6 + 0.5, 0,
+    1)`). The other attributes are conv2d's.
+
+    ```mlir
+    %y = oneflow.conv2d_epilogue %x, %w bias %b residual %r {activation = #oneflow.conv_activation<relu>, dilations = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 1, 1>}
+      : (tensor<1x8x8x16xf32>, tensor<16x16x3x3xf32>, tensor<16xf32>, tensor<1x8x8x16xf32>) -> tensor<1x8x8x16xf32>
+    ```
+  }];
+  let arguments = (ins StaticShapeTensorOf<[F32]>:$x,
+                       StaticShapeTensorOf<[F32]>:$weight,
+                       Optional<StaticShapeTensorOf<[F32]>>:$bias,
+                       Optional<StaticShapeTensorOf<[F32]>>:$residual,
+                       DenseI64ArrayAttr:$strides, DenseI64ArrayAttr:$pads,
+                       DenseI64ArrayAttr:$dilations,
+                       DefaultValuedAttr<I64Attr, "1">:$groups,
+                       OptionalAttr<OneFlow_ConvActivationAttr>:$activation,
+                       OptionalAttr<F64Attr>:$clip_min,
+                       OptionalAttr<F64Attr>:$clip_max);
+  let results = (outs StaticShapeTensorOf<[F32]>:$y);
+  let assemblyFormat = [{
+    $x `,` $weight (`bias` $bias^)? (`residual` $residual^)? attr-dict `:`
+    functional-type(operands, results)
   }];
   let hasVerifier = 1;
 }
