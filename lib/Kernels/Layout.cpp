@@ -12,6 +12,7 @@
 #include "KernelABI.h"
 
 #include <algorithm>
+#include <cstring>
 #include <omp.h>
 
 #if defined(__x86_64__)
@@ -126,4 +127,68 @@ void oneflow::kernels::transposeImages(const float *src, float *dst,
                             std::min<int64_t>(16, r1 - rb),
                             std::min<int64_t>(16, cols - cb));
   }
+}
+
+namespace {
+/// Each image's `kRows` rows of `cols` interleaved: an image's few channel
+/// planes to channels-last (an RGB input before the first conv), one
+/// vectorizable pass where 16x16 tiles would be mostly empty.
+template <int kRows>
+void interleaveRows(const float *src, float *dst, int64_t images,
+                    int64_t cols) {
+  for (int64_t image = 0; image < images; ++image) {
+    const float *s = src + image * kRows * cols;
+    float *d = dst + image * kRows * cols;
+#pragma omp simd
+    for (int64_t i = 0; i < cols; ++i)
+      for (int r = 0; r < kRows; ++r)
+        d[i * kRows + r] = s[r * cols + i];
+  }
+}
+
+/// The inverse: `rows` rows of `kCols` become kCols planes of `rows`.
+template <int kCols>
+void deinterleaveColumns(const float *src, float *dst, int64_t images,
+                         int64_t rows) {
+  for (int64_t image = 0; image < images; ++image) {
+    const float *s = src + image * rows * kCols;
+    float *d = dst + image * rows * kCols;
+#pragma omp simd
+    for (int64_t i = 0; i < rows; ++i)
+      for (int c = 0; c < kCols; ++c)
+        d[c * rows + i] = s[i * kCols + c];
+  }
+}
+} // namespace
+
+/// The compiler's transposes that move a block of trailing dimensions in
+/// front of the block before it (NCHW <-> NHWC) on CPU plans, where the
+/// input comes from outside the kernel: `images` matrices of `rows` x
+/// `cols`, each transposed.
+ONEFLOW_KERNEL void oneflow_transpose_images_f32(int64_t x, int64_t y,
+                                                 int64_t images, int64_t rows,
+                                                 int64_t cols) {
+  const float *src = ptr<float>(x);
+  float *dst = ptr<float>(y);
+  switch (rows) {
+  case 1:
+    return (void)std::memcpy(dst, src, images * cols * sizeof(float));
+  case 2:
+    return interleaveRows<2>(src, dst, images, cols);
+  case 3:
+    return interleaveRows<3>(src, dst, images, cols);
+  case 4:
+    return interleaveRows<4>(src, dst, images, cols);
+  }
+  switch (cols) {
+  case 1:
+    return (void)std::memcpy(dst, src, images * rows * sizeof(float));
+  case 2:
+    return deinterleaveColumns<2>(src, dst, images, rows);
+  case 3:
+    return deinterleaveColumns<3>(src, dst, images, rows);
+  case 4:
+    return deinterleaveColumns<4>(src, dst, images, rows);
+  }
+  transposeImages(src, dst, images, rows, cols);
 }

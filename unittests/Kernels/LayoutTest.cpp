@@ -1,4 +1,4 @@
-//===- LayoutTest.cpp - transposeImages against a direct loop -------------===//
+//===- LayoutTest.cpp - Image transposes against a direct loop ------------===//
 
 #include "Layout.h"
 
@@ -10,6 +10,10 @@
 
 using oneflow::kernels::transposeImages;
 
+extern "C" void oneflow_transpose_images_f32(int64_t x, int64_t y,
+                                             int64_t images, int64_t rows,
+                                             int64_t cols);
+
 namespace {
 
 struct Case {
@@ -18,8 +22,9 @@ struct Case {
 
 class TransposeImagesTest : public ::testing::TestWithParam<Case> {};
 
-TEST_P(TransposeImagesTest, MatchesDirectLoop) {
-  auto [images, rows, cols] = GetParam();
+/// Transposes each image of `src` with `transpose` and checks every element.
+template <typename Fn> void checkTranspose(const Case &shape, Fn transpose) {
+  auto [images, rows, cols] = shape;
   std::mt19937 rng(3);
   std::uniform_real_distribution<float> uniform(-1, 1);
   std::vector<float> src(images * rows * cols);
@@ -27,7 +32,7 @@ TEST_P(TransposeImagesTest, MatchesDirectLoop) {
     v = uniform(rng);
   // Exactly sized: a tile stored past the end shows under ASan.
   std::vector<float> dst(src.size(), 12345.0f);
-  transposeImages(src.data(), dst.data(), images, rows, cols);
+  transpose(src.data(), dst.data());
   for (int64_t i = 0; i < images; ++i)
     for (int64_t r = 0; r < rows; ++r)
       for (int64_t c = 0; c < cols; ++c)
@@ -36,13 +41,32 @@ TEST_P(TransposeImagesTest, MatchesDirectLoop) {
             << "image " << i << " row " << r << " col " << c;
 }
 
+TEST_P(TransposeImagesTest, MatchesDirectLoop) {
+  auto [images, rows, cols] = GetParam();
+  checkTranspose(GetParam(), [&](const float *src, float *dst) {
+    transposeImages(src, dst, images, rows, cols);
+  });
+}
+
+// The compiler's call: few rows or columns (an RGB input) interleaved in
+// one pass, the rest in tiles.
+TEST_P(TransposeImagesTest, LibraryCallMatchesDirectLoop) {
+  auto [images, rows, cols] = GetParam();
+  checkTranspose(GetParam(), [&](const float *src, float *dst) {
+    oneflow_transpose_images_f32(reinterpret_cast<intptr_t>(src),
+                                 reinterpret_cast<intptr_t>(dst), images, rows,
+                                 cols);
+  });
+}
+
 // Whole tiles, row and column tails, bands of 64 rows with a short last
 // one, one row or column, and SqueezeNet's first output (841 x 96).
-INSTANTIATE_TEST_SUITE_P(Shapes, TransposeImagesTest,
-                         ::testing::Values(Case{1, 16, 16}, Case{2, 64, 32},
-                                           Case{3, 17, 33}, Case{2, 130, 5},
-                                           Case{1, 1, 40}, Case{2, 40, 1},
-                                           Case{2, 841, 96}, Case{1, 3, 4096},
-                                           Case{4, 49, 192}));
+INSTANTIATE_TEST_SUITE_P(
+    Shapes, TransposeImagesTest,
+    ::testing::Values(Case{1, 16, 16}, Case{2, 64, 32}, Case{3, 17, 33},
+                      Case{2, 130, 5}, Case{1, 1, 40}, Case{2, 40, 1},
+                      Case{2, 841, 96}, Case{1, 3, 4096}, Case{4, 49, 192},
+                      Case{8, 3, 4096}, Case{2, 2, 7}, Case{3, 4, 9},
+                      Case{2, 4096, 3}, Case{2, 9, 2}, Case{1, 5, 4}));
 
 } // namespace

@@ -34,8 +34,10 @@ def ConvertOneFlowToLinalg : Pass<"convert-oneflow-to-linalg", "ModuleOp"> {
     Option<"poolingCalls", "pooling-calls", "bool", /*default=*/"false",
            "f32/f64 max_pool2d and avg_pool2d call the kernel library's NCHW "
            "pooling (CPU; its taps vectorize over output columns) instead of "
-           "linalg pooling ops, and f32 reductions over middle axes its "
-           "row-wise reductions">,
+           "linalg pooling ops, f32 reductions over middle axes its "
+           "row-wise reductions, and f32 NCHW <-> NHWC transposes of a "
+           "kernel's input read only by library calls its image "
+           "transposes">,
   ];
 }
 

@@ -23,12 +23,64 @@ struct ReshapeLowering : public OpConversionPattern<OpTy> {
   }
 };
 
+/// (images, rows, cols) where `perm` keeps some leading dimensions and
+/// moves the block of trailing ones in front of the block before it
+/// (NCHW -> NHWC: [0, 2, 3, 1], rows c, cols h * w; NHWC -> NCHW: [0, 3,
+/// 1, 2]): a transpose of `images` row-major matrices.
+std::optional<std::array<int64_t, 3>> imageTranspose(ArrayRef<int64_t> shape,
+                                                     ArrayRef<int64_t> perm) {
+  int64_t rank = perm.size(), kept = 0;
+  while (kept < rank && perm[kept] == kept)
+    ++kept;
+  if (kept == rank)
+    return std::nullopt;
+  // perm[kept..] = [m, ..., rank - 1, kept, ..., m - 1].
+  int64_t m = perm[kept];
+  for (int64_t i = kept; i < rank; ++i) {
+    int64_t expected =
+        i - kept < rank - m ? m + (i - kept) : kept + (i - kept - (rank - m));
+    if (perm[i] != expected)
+      return std::nullopt;
+  }
+  auto product = [&](int64_t from, int64_t to) {
+    int64_t p = 1;
+    for (int64_t d = from; d < to; ++d)
+      p *= shape[d];
+    return p;
+  };
+  return std::array<int64_t, 3>{product(0, kept), product(kept, m),
+                                product(m, rank)};
+}
+
 struct TransposeLowering : public OpConversionPattern<TransposeOp> {
-  using OpConversionPattern::OpConversionPattern;
+  TransposeLowering(MLIRContext *context, bool libraryCalls)
+      : OpConversionPattern(context), libraryCalls(libraryCalls) {}
   LogicalResult
   matchAndRewrite(TransposeOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
+    // The kernel library's image transposes where the generated loops
+    // cannot fuse the transpose with anything: the kernel's input, read
+    // only by library calls (a CNN's input before its first
+    // channels-last conv: 3 channel planes interleaved, which the loops
+    // did one strided element at a time).
+    RankedTensorType type = op.getType();
+    auto onlyLibraryUsers = [&] {
+      return llvm::all_of(op->getUsers(), [](Operation *user) {
+        return isa<Conv2DOp, Conv2DEpilogueOp, MatmulOp, BatchMatmulOp>(user);
+      });
+    };
+    if (libraryCalls && type.getElementType().isF32() &&
+        isa<BlockArgument>(op.getX()) && onlyLibraryUsers()) {
+      if (std::optional<std::array<int64_t, 3>> images =
+              imageTranspose(op.getX().getType().getShape(), op.getPerm())) {
+        rewriter.replaceOp(
+            op, buildLibraryCall(rewriter, loc, "oneflow_transpose_images_f32",
+                                 {adaptor.getX()}, {type},
+                                 {(*images)[0], (*images)[1], (*images)[2]}));
+        return success();
+      }
+    }
     rewriter.replaceOp(op, linalg::TransposeOp::create(
                                rewriter, loc, adaptor.getX(),
                                emptyTensor(rewriter, loc, op.getType()),
@@ -36,6 +88,9 @@ struct TransposeLowering : public OpConversionPattern<TransposeOp> {
                                .getResult()[0]);
     return success();
   }
+
+private:
+  bool libraryCalls;
 };
 
 /// Concatenations of more inputs than this become one tensor.concat.
@@ -555,10 +610,10 @@ void lowering::populateDataMovementPatterns(RewritePatternSet &patterns,
                                             bool poolingCalls) {
   patterns.add<ReshapeLowering<ReshapeOp>, ReshapeLowering<FlattenOp>,
                ReshapeLowering<SqueezeOp>, ReshapeLowering<UnsqueezeOp>,
-               TransposeLowering, ConcatLowering, SplitLowering, SliceLowering,
-               GatherLowering, GatherElementsLowering, CoordinateSliceLowering,
-               ExpandLowering, TileLowering, PadLowering, CumSumLowering,
-               TopKLowering>(patterns.getContext());
-  patterns.add<MaxPoolLowering, AvgPoolLowering>(patterns.getContext(),
-                                                 poolingCalls);
+               ConcatLowering, SplitLowering, SliceLowering, GatherLowering,
+               GatherElementsLowering, CoordinateSliceLowering, ExpandLowering,
+               TileLowering, PadLowering, CumSumLowering, TopKLowering>(
+      patterns.getContext());
+  patterns.add<TransposeLowering, MaxPoolLowering, AvgPoolLowering>(
+      patterns.getContext(), poolingCalls);
 }

@@ -126,3 +126,31 @@ func.func @middle_reductions(%x: tensor<2x4x4x8xf32>, %m: tensor<5x7xf32>) -> (t
   %4 = oneflow.reduce_sum %x {axes = array<i64: 2, 3>} : tensor<2x4x4x8xf32> -> tensor<2x4xf32>
   return %0, %1, %2, %3, %4 : tensor<2x1x1x8xf32>, tensor<2x8xf32>, tensor<7xf32>, tensor<2x4xf32>, tensor<2x4xf32>
 }
+
+// -----
+
+// A kernel's NCHW input transposed to NHWC for channels-last convs only
+// calls the library's image transpose (x, y, images, rows, cols): 2 images
+// of 3 x (8 * 8). A transpose of a value computed in the kernel, one with
+// another user, or not an image transpose, stays a linalg.transpose, which
+// the generated loops may fuse with its neighbours.
+// CHECK-LABEL: func @input_transposes
+// CHECK-DAG: %[[TWO:.*]] = arith.constant 2 : i64
+// CHECK-DAG: %[[THREE:.*]] = arith.constant 3 : i64
+// CHECK-DAG: %[[PIXELS:.*]] = arith.constant 64 : i64
+// CHECK: call @oneflow_transpose_images_f32(%{{.*}}, %{{.*}}, %[[TWO]], %[[THREE]], %[[PIXELS]])
+// CHECK-NOT: call @oneflow_transpose_images_f32
+// CHECK-COUNT-3: linalg.transpose
+// CHECK-NOT: call @oneflow_transpose_images_f32
+// LINALG-LABEL: func @input_transposes
+// LINALG-NOT: call @oneflow_transpose_images_f32
+func.func @input_transposes(%x: tensor<2x3x8x8xf32>, %w: tensor<4x3x3x3xf32>, %z: tensor<2x3x8x8xf32>) -> (tensor<2x8x8x4xf32>, tensor<2x8x8x4xf32>, tensor<2x8x8x3xf32>, tensor<2x8x3x8xf32>) {
+  %0 = oneflow.transpose %x {perm = array<i64: 0, 2, 3, 1>} : tensor<2x3x8x8xf32> -> tensor<2x8x8x3xf32>
+  %1 = oneflow.conv2d_epilogue %0, %w {strides = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>} : (tensor<2x8x8x3xf32>, tensor<4x3x3x3xf32>) -> tensor<2x8x8x4xf32>
+  %n = oneflow.neg %z : tensor<2x3x8x8xf32>
+  %2 = oneflow.transpose %n {perm = array<i64: 0, 2, 3, 1>} : tensor<2x3x8x8xf32> -> tensor<2x8x8x3xf32>
+  %3 = oneflow.conv2d_epilogue %2, %w {strides = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>} : (tensor<2x8x8x3xf32>, tensor<4x3x3x3xf32>) -> tensor<2x8x8x4xf32>
+  %4 = oneflow.transpose %z {perm = array<i64: 0, 2, 3, 1>} : tensor<2x3x8x8xf32> -> tensor<2x8x8x3xf32>
+  %5 = oneflow.transpose %z {perm = array<i64: 0, 2, 1, 3>} : tensor<2x3x8x8xf32> -> tensor<2x8x3x8xf32>
+  return %1, %3, %4, %5 : tensor<2x8x8x4xf32>, tensor<2x8x8x4xf32>, tensor<2x8x8x3xf32>, tensor<2x8x3x8xf32>
+}
