@@ -98,12 +98,9 @@ OpCost mlir::oneflow::estimateCost(Operation *op) {
         return product(op.getC(), contracted(op.getA(), op.getTransposeA()));
       })
       // y[n, cout, h, w] sums cin / groups * kh * kw products.
-      .Case([](Conv2DOp op) {
-        return convolution(ConvKind::Conv, op.getY(), windowOf(op.getWeight()),
-                           op.getX(), op.getGroups());
-      })
-      // The epilogue rides on the convolution (oneDNN post-ops).
-      .Case([](Conv2DEpilogueOp op) {
+      // A conv2d_epilogue's residual and activation ride on the convolution
+      // (oneDNN post-ops).
+      .Case<Conv2DOp, Conv2DEpilogueOp>([](auto op) {
         return convolution(ConvKind::Conv, op.getY(), windowOf(op.getWeight()),
                            op.getX(), op.getGroups());
       })

@@ -408,6 +408,11 @@ void execute(const ConvPrimitive &p, const float *x, const float *w,
     pointAt(m.weights, p.weights, w, /*scratch=*/false);
     p.toWeights.execute(stream, m.weights, m.convWeights);
   }
+  // The primitive was built with or without a bias (its cache key), so
+  // every call of it passes one or none.
+  bool biasArg = bias && p.kind != ConvKind::Transpose;
+  if (biasArg)
+    pointAt(m.bias, p.bias, bias, /*scratch=*/false);
   if (m.args.empty()) {
     int srcArg = DNNL_ARG_SRC, weightsArg = DNNL_ARG_WEIGHTS,
         dstArg = DNNL_ARG_DST;
@@ -423,11 +428,7 @@ void execute(const ConvPrimitive &p, const float *x, const float *w,
               {weightsArg, m.convWeights},
               {dstArg, m.convDst},
               {DNNL_ARG_SCRATCHPAD, m.scratchpad}};
-  }
-  // The primitive was built with or without a bias (its cache key).
-  if (bias && p.kind != ConvKind::Transpose) {
-    pointAt(m.bias, p.bias, bias, /*scratch=*/false);
-    if (!m.args.count(DNNL_ARG_BIAS))
+    if (biasArg)
       m.args[DNNL_ARG_BIAS] = m.bias;
   }
   p.conv.execute(stream, m.args);
