@@ -135,6 +135,15 @@ OpCost mlir::oneflow::estimateCost(Operation *op) {
             MaxPool2DOp, AvgPool2DOp, LayerNormOp, LayerNormGradOp,
             BatchNormTrainOp, BatchNormGradOp, MseLossOp, CumSumOp, TopKOp>(
           inputElements)
+      // Each candidate is compared with at most the per-class bound of
+      // selected boxes.
+      .Case([&](NonMaxSuppressionOp op) {
+        auto scores = cast<ShapedType>(op.getScores().getType());
+        double lists = scores.getDimSize(0) * scores.getDimSize(1);
+        double rows =
+            cast<ShapedType>(op.getSelected().getType()).getDimSize(0);
+        return vector(elementsOf(scores) * (lists > 0 ? rows / lists : 0));
+      })
       .Default([&](Operation *op) { return vector(resultElements(op)); });
 }
 

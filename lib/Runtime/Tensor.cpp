@@ -2,6 +2,7 @@
 
 #include "oneflow/Runtime/Tensor.h"
 
+#include <algorithm>
 #include <cstring>
 #include <limits>
 
@@ -125,6 +126,25 @@ HostTensor widenBF16(const HostTensor &tensor) {
     std::memcpy(&out[i], &bits, sizeof(bits));
   }
   return wide;
+}
+
+HostTensor leadingEntries(const HostTensor &tensor, int axis, int64_t count) {
+  if (axis < 0 || axis >= (int)tensor.shape.size())
+    return tensor;
+  int64_t n = tensor.shape[axis];
+  count = std::clamp<int64_t>(count, 0, n);
+  std::vector<int64_t> shape = tensor.shape;
+  shape[axis] = count;
+  HostTensor cut(tensor.dtype, shape);
+  int64_t outer = 1, inner = elementSize(tensor.dtype);
+  for (int i = 0; i < axis; ++i)
+    outer *= tensor.shape[i];
+  for (size_t i = axis + 1; i < tensor.shape.size(); ++i)
+    inner *= tensor.shape[i];
+  for (int64_t o = 0; o < outer && count > 0; ++o)
+    std::memcpy(cut.data.data() + o * count * inner,
+                tensor.data.data() + o * n * inner, count * inner);
+  return cut;
 }
 
 } // namespace runtime

@@ -535,6 +535,13 @@ FailureOr<BuiltPlan> mlir::oneflow::buildPlan(ArrayRef<RankGraph> graphs,
                   *spec->mutable_desc() =
                       plan.regsts(regstOf.at(operand)).desc();
                   spec->set_regst(regstOf.at(operand));
+                  if (auto of = graph.getResultAttrOfType<StringAttr>(
+                          index, kExtentOfAttrName)) {
+                    spec->set_extent_of(of.str());
+                    if (auto axis = graph.getResultAttrOfType<IntegerAttr>(
+                            index, kExtentAxisAttrName))
+                      spec->set_extent_axis(axis.getInt());
+                  }
                 }
                 return success();
               })

@@ -330,10 +330,28 @@ Status runTool(const run::Options &options, Context context) {
       }
     }
     if (!options.outputDir.empty()) {
+      // An output of data-dependent length is written cut to its extent,
+      // a hidden output.
+      std::map<std::string, const plan::IOSpec *> extentOf;
+      for (const plan::IOSpec &spec : plan.outputs())
+        if (!spec.extent_of().empty())
+          extentOf[spec.extent_of()] = &spec;
       for (const plan::IOSpec &spec : plan.outputs()) {
+        if (!spec.extent_of().empty())
+          continue;
+        HostTensor value = widenBF16(outputs->output(spec.name()));
+        auto extent = extentOf.find(spec.name());
+        if (extent != extentOf.end()) {
+          const HostTensor &count = outputs->output(extent->second->name());
+          value = leadingEntries(value, extent->second->extent_axis(),
+                                 count.dtype == plan::I64 &&
+                                         count.numElements() == 1
+                                     ? count.as<int64_t>()[0]
+                                     : 0);
+        }
         std::string path =
             options.outputDir + "/" + sanitizeFileName(spec.name()) + ".npy";
-        written = writeNpyFile(path, widenBF16(outputs->output(spec.name())));
+        written = writeNpyFile(path, value);
         if (!written.ok())
           break;
       }

@@ -69,6 +69,10 @@ Status checkInputTensor(const std::string &name,
 /// format has no bf16 (.npy).
 HostTensor widenBF16(const HostTensor &tensor);
 
+/// The first `count` entries of `tensor` along `axis` (count clamped to
+/// the dimension): the valid part of an output of data-dependent length.
+HostTensor leadingEntries(const HostTensor &tensor, int axis, int64_t count);
+
 } // namespace runtime
 } // namespace oneflow
 

@@ -468,6 +468,32 @@ struct TopKLowering : public OpConversionPattern<TopKOp> {
   }
 };
 
+/// `oneflow_non_max_suppression_f32(boxes, scores, max_output, iou,
+/// score_threshold or 0, selected, num_selected, batches, classes, boxes,
+/// rows per class, center_point_box)`.
+struct NonMaxSuppressionLowering
+    : public OpConversionPattern<NonMaxSuppressionOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(NonMaxSuppressionOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    RankedTensorType scores = typeOf(adaptor.getScores());
+    auto selected = cast<RankedTensorType>(op.getSelected().getType());
+    int64_t lists = scores.getDimSize(0) * scores.getDimSize(1);
+    int64_t perClass = lists ? selected.getDimSize(0) / lists : 0;
+    rewriter.replaceOp(
+        op, buildLibraryCall(
+                rewriter, op.getLoc(), "oneflow_non_max_suppression_f32",
+                {adaptor.getBoxes(), adaptor.getScores(),
+                 adaptor.getMaxOutputBoxesPerClass(), adaptor.getIouThreshold(),
+                 adaptor.getScoreThreshold()},
+                {selected, op.getNumSelected().getType()},
+                {scores.getDimSize(0), scores.getDimSize(1),
+                 scores.getDimSize(2), perClass, op.getCenterPointBox()}));
+    return success();
+  }
+};
+
 /// The sizes a pooling call ends with: n, c, h, w, oh, ow, kh, kw, sh, sw,
 /// pads (top, left, bottom, right), then `last`.
 SmallVector<int64_t>
@@ -612,8 +638,8 @@ void lowering::populateDataMovementPatterns(RewritePatternSet &patterns,
                ReshapeLowering<SqueezeOp>, ReshapeLowering<UnsqueezeOp>,
                ConcatLowering, SplitLowering, SliceLowering, GatherLowering,
                GatherElementsLowering, CoordinateSliceLowering, ExpandLowering,
-               TileLowering, PadLowering, CumSumLowering, TopKLowering>(
-      patterns.getContext());
+               TileLowering, PadLowering, CumSumLowering, TopKLowering,
+               NonMaxSuppressionLowering>(patterns.getContext());
   patterns.add<TransposeLowering, MaxPoolLowering, AvgPoolLowering>(
       patterns.getContext(), poolingCalls);
 }

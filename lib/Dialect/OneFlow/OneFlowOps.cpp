@@ -1159,6 +1159,39 @@ LogicalResult CumSumOp::verify() {
   return verifyAxis(*this, getAxis(), getX().getType().getRank());
 }
 
+LogicalResult NonMaxSuppressionOp::inferReturnTypes(
+    MLIRContext *context, std::optional<Location> location, Adaptor adaptor,
+    SmallVectorImpl<Type> &inferred) {
+  auto boxes = tensorTypeOf(adaptor.getBoxes());
+  auto scores = tensorTypeOf(adaptor.getScores());
+  if (boxes.getRank() != 3 || boxes.getDimSize(2) != 4)
+    return emitOptionalError(location,
+                             "boxes must be [batches, boxes, 4], not ", boxes);
+  if (scores.getRank() != 3 || scores.getDimSize(0) != boxes.getDimSize(0) ||
+      scores.getDimSize(2) != boxes.getDimSize(1))
+    return emitOptionalError(location, "scores must be [", boxes.getDimSize(0),
+                             ", classes, ", boxes.getDimSize(1), "], not ",
+                             scores);
+  SmallVector<Value> limits = {adaptor.getMaxOutputBoxesPerClass(),
+                               adaptor.getIouThreshold()};
+  if (adaptor.getScoreThreshold())
+    limits.push_back(adaptor.getScoreThreshold());
+  for (Value limit : limits)
+    if (tensorTypeOf(limit).getNumElements() != 1)
+      return emitOptionalError(location,
+                               "max_output_boxes_per_class, iou_threshold and "
+                               "score_threshold hold one value each, not ",
+                               limit.getType());
+  int64_t perClass = boxes.getDimSize(1);
+  if (std::optional<uint64_t> bound = adaptor.getMaxBoxesBound())
+    perClass = std::min<int64_t>(perClass, *bound);
+  Type i64 = IntegerType::get(context, 64);
+  inferred.push_back(RankedTensorType::get(
+      {scores.getDimSize(0) * scores.getDimSize(1) * perClass, 3}, i64));
+  inferred.push_back(RankedTensorType::get({}, i64));
+  return success();
+}
+
 LogicalResult TopKOp::inferReturnTypes(MLIRContext *context,
                                        std::optional<Location> location,
                                        Adaptor adaptor,

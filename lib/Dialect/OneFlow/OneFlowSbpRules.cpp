@@ -536,6 +536,17 @@ SbpFactorRule CumSumOp::getSbpFactorRule() {
   return spec.build(PartialRule::Joint);
 }
 
+SbpFactorRule NonMaxSuppressionOp::getSbpFactorRule() {
+  // Every operand whole: the selected rows of all batches and classes are
+  // packed in order, so no split of the inputs gives a split of the result.
+  RuleSpec spec;
+  for (Value operand : getOperands())
+    spec.addOperand(std::string(typeOf(operand).getRank(), '_'));
+  spec.addResult("__");
+  spec.addResult("");
+  return spec.build();
+}
+
 SbpFactorRule TopKOp::getSbpFactorRule() {
   RuleSpec spec;
   std::string dims = spec.fresh(getX().getType().getRank());

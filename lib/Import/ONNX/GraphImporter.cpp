@@ -34,6 +34,7 @@ GraphImporter::GraphImporter(ModuleOp module, const onnx::ModelProto &model,
   registerScatterGatherImporters(registry);
   registerControlFlowImporters(registry);
   registerGridSampleImporter(registry);
+  registerDataDependentImporters(registry);
 }
 
 ValueInfo *GraphImporter::lookup(llvm::StringRef name) {
@@ -259,7 +260,7 @@ LogicalResult GraphImporter::importNode(const onnx::NodeProto &node,
   }
 
   NodeContext ctx(*this, node, loc, opset);
-  if (failed(it->second(ctx))) {
+  if (failed(it->second(ctx)) || failed(propagateExtents(ctx))) {
     poisonOutputs();
     return failure();
   }
@@ -277,7 +278,8 @@ LogicalResult GraphImporter::importNode(const onnx::NodeProto &node,
     Type ours = info->value ? info->value.getType()
                             : (info->constant ? info->constant.getType()
                                               : Type());
-    if (ours)
+    // ONNX infers a symbolic length where ours is padded.
+    if (ours && !info->extent)
       importedValues.push_back(
           {output, ours, loc,
            node.op_type() + " node '" + node.name() + "'"});
@@ -321,6 +323,12 @@ LogicalResult GraphImporter::importGraph() {
 
   SmallVector<Value> results;
   SmallVector<std::string> resultNames;
+  struct OutputExtent {
+    std::string output;
+    Value value;
+    int64_t axis;
+  };
+  SmallVector<OutputExtent> extents;
   for (const onnx::ValueInfoProto &output : graph.output()) {
     ValueInfo *info = lookup(output.name());
     if (!info) {
@@ -338,6 +346,14 @@ LogicalResult GraphImporter::importGraph() {
     }
     results.push_back(*value);
     resultNames.push_back(output.name());
+    if (info->extent)
+      extents.push_back({output.name(), info->extent, info->extentAxis});
+  }
+  // Each output of data-dependent length is followed by its extent, a
+  // hidden output that says how much of it oneflow-run writes.
+  for (const OutputExtent &extent : extents) {
+    results.push_back(extent.value);
+    resultNames.push_back(extent.output + kExtentSuffix.str());
   }
   if (!unsupported.empty())
     reportUnsupported();
@@ -356,5 +372,12 @@ LogicalResult GraphImporter::importGraph() {
       context, func.getArgumentTypes(), ValueRange(results).getTypes()));
   for (auto [index, name] : llvm::enumerate(resultNames))
     func.setResultAttr(index, kNameAttr, StringAttr::get(context, name));
+  unsigned firstExtent = resultNames.size() - extents.size();
+  for (auto [index, extent] : llvm::enumerate(extents)) {
+    func.setResultAttr(firstExtent + index, kExtentOfAttrName,
+                       StringAttr::get(context, extent.output));
+    func.setResultAttr(firstExtent + index, kExtentAxisAttrName,
+                       builder.getI64IntegerAttr(extent.axis));
+  }
   return verify(module);
 }

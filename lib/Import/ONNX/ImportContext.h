@@ -38,6 +38,13 @@ struct ValueInfo {
   /// Produced by a node that could not be imported: consumers are skipped
   /// without further errors.
   bool poisoned = false;
+  /// A length that depends on the data (NonMaxSuppression's selection):
+  /// `value` has room for the most entries along `axis`, and the 0-d i64
+  /// `extent` says how many lead it; set when `extent` is non-null.
+  Value extent;
+  int64_t extentAxis = 0;
+  /// The node the length comes from, for diagnostics.
+  std::string extentOrigin;
 };
 
 /// The MLIR element type of an ONNX data type, or null if unsupported.
@@ -105,6 +112,10 @@ public:
   unsigned getNumOutputs() const { return node.output_size(); }
   bool hasOutput(unsigned index) const;
   void setOutput(unsigned index, Value value);
+  /// An output of data-dependent length along `axis`: `value` is padded,
+  /// the 0-d i64 `extent` holds how many entries along `axis` are valid.
+  void setOutputWithExtent(unsigned index, Value value, Value extent,
+                           int64_t axis);
   void setConstantOutput(unsigned index, ElementsAttr value);
 
   // Building.
@@ -207,6 +218,11 @@ void registerEinsumImporter(NodeImporterRegistry &registry);
 void registerScatterGatherImporters(NodeImporterRegistry &registry);
 void registerControlFlowImporters(NodeImporterRegistry &registry);
 void registerGridSampleImporter(NodeImporterRegistry &registry);
+void registerDataDependentImporters(NodeImporterRegistry &registry);
+
+/// Gives the node's outputs the data-dependent lengths of its inputs (see
+/// Extents.cpp), or reports why the node cannot read such an input.
+LogicalResult propagateExtents(NodeContext &ctx);
 
 /// The most elements an imported tensor may have (2^48): element counts and
 /// byte sizes of every shape below it fit in int64 without overflow.

@@ -132,6 +132,17 @@ void NodeContext::setOutput(unsigned index, Value value) {
   graph.define(node.output(index), ValueInfo{value, constant, nullptr, false});
 }
 
+void NodeContext::setOutputWithExtent(unsigned index, Value value, Value extent,
+                                      int64_t axis) {
+  if (!hasOutput(index))
+    return;
+  ValueInfo info{value, {}, nullptr, false};
+  info.extent = extent;
+  info.extentAxis = axis;
+  info.extentOrigin = node.op_type() + " node '" + node.name() + "'";
+  graph.define(node.output(index), info);
+}
+
 Operation *NodeContext::foldIfConstant(Operation *op) {
   if (op->getNumOperands() == 0 || op->getNumResults() != 1 ||
       !llvm::all_of(op->getOperands(), [](Value operand) {

@@ -25,6 +25,14 @@
 namespace mlir {
 namespace oneflow {
 
+/// On a graph result that is the extent of an output of data-dependent
+/// length (a 0-d i64: how many entries along `oneflow.extent_axis` of the
+/// output named here are valid; the rest is padding). Its own name is the
+/// output's plus kExtentSuffix.
+constexpr llvm::StringLiteral kExtentOfAttrName = "oneflow.extent_of";
+constexpr llvm::StringLiteral kExtentAxisAttrName = "oneflow.extent_axis";
+constexpr llvm::StringLiteral kExtentSuffix = "#extent";
+
 //===----------------------------------------------------------------------===//
 // Shared shape inference and verification helpers (OneFlowOps.cpp).
 //===----------------------------------------------------------------------===//

@@ -724,6 +724,45 @@ def OneFlow_TopKOp : OneFlow_InferredOp<"topk"> {
   let assemblyFormat = "$x attr-dict `:` type($x) `->` type($values) `,` type($indices)";
 }
 
+def OneFlow_NonMaxSuppressionOp : OneFlow_InferredOp<"non_max_suppression"> {
+  let summary = "greedy non-maximum suppression of boxes, per batch and class";
+  let description = [{
+    ONNX's NonMaxSuppression. `boxes` is [B, N, 4]: corners `[y1, x1, y2,
+    x2]` (either corner first), or `[x_center, y_center, width, height]`
+    with `center_point_box`; `scores` is [B, C, N]. Per batch and class, the
+    boxes scoring above `score_threshold` (when given) are taken in falling
+    score order (ties: lower index first); one is dropped when its IoU with
+    an already selected box exceeds `iou_threshold`; selection stops at
+    `max_output_boxes_per_class` boxes.
+
+    How many boxes survive depends on the data, so `selected` is a bound:
+    room for `B * C * min(N, max_boxes_bound)` rows `[batch, class, box]`
+    (in batch, class, selection order), of which the first `num_selected`
+    are valid and the rest zeros (valid indices for a Gather after it).
+    `max_boxes_bound` is a per-class limit known at compile time (a
+    constant `max_output_boxes_per_class`); without it the bound is N.
+
+    ```mlir
+    %sel, %n = oneflow.non_max_suppression %boxes, %scores, %max, %iou, %thr
+        : (tensor<1x6x4xf32>, tensor<1x1x6xf32>, tensor<1xi64>,
+           tensor<1xf32>, tensor<1xf32>) -> (tensor<6x3xi64>, tensor<i64>)
+    ```
+  }];
+  let arguments = (ins StaticShapeTensorOf<[F32]>:$boxes,
+                       StaticShapeTensorOf<[F32]>:$scores,
+                       OneFlow_I64Tensor:$max_output_boxes_per_class,
+                       StaticShapeTensorOf<[F32]>:$iou_threshold,
+                       Optional<StaticShapeTensorOf<[F32]>>:$score_threshold,
+                       UnitAttr:$center_point_box,
+                       OptionalAttr<ConfinedAttr<I64Attr, [IntNonNegative]>>:$max_boxes_bound);
+  let results = (outs OneFlow_I64Tensor:$selected,
+                      0DTensorOf<[I64]>:$num_selected);
+  let assemblyFormat = [{
+    $boxes `,` $scores `,` $max_output_boxes_per_class `,` $iou_threshold
+    (`,` $score_threshold^)? attr-dict `:` functional-type(operands, results)
+  }];
+}
+
 def OneFlow_ExpandOp : OneFlow_Op<"expand", [Pure,
     AllElementTypesMatch<["x", "y"]>]> {
   let summary = "broadcast to a larger shape (numpy rules)";

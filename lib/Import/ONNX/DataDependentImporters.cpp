@@ -1,0 +1,74 @@
+//===- DataDependentImporters.cpp - Ops whose output length is data -------===//
+//
+// NonMaxSuppression keeps as many boxes as survive: its result is padded to
+// the most it can keep and carries its valid length as an extent (see
+// Extents.cpp), which oneflow-run uses to write graph outputs at their real
+// length.
+//
+//===----------------------------------------------------------------------===//
+
+#include "ImportContext.h"
+
+using namespace mlir;
+using namespace mlir::oneflow;
+using namespace mlir::oneflow::onnx_import;
+
+namespace {
+
+LogicalResult importNonMaxSuppression(NodeContext &ctx) {
+  FailureOr<Value> boxes = ctx.getInput(0), scores = ctx.getInput(1);
+  if (failed(boxes) || failed(scores))
+    return failure();
+  for (Value value : {*boxes, *scores})
+    if (!cast<RankedTensorType>(value.getType()).getElementType().isF32())
+      return ctx.emitError()
+             << "boxes and scores must be f32, not " << value.getType();
+  OpBuilder &b = ctx.getBuilder();
+  // Absent limits: no box per class (ONNX's default), IoU threshold 0.
+  Value maxOutput = ctx.splat(b.getI64Type(), 0, {1});
+  Value iou = ctx.splat(b.getF32Type(), 0, {1});
+  Value scoreThreshold;
+  int64_t bound = 0;
+  if (ctx.hasInput(2)) {
+    FailureOr<Value> value = ctx.getInput(2);
+    if (failed(value))
+      return failure();
+    maxOutput = ctx.cast(*value, b.getI64Type());
+    DenseElementsAttr constant = ctx.getConstantInput(2);
+    bound = constant && constant.getNumElements() == 1
+                ? std::max<int64_t>(
+                      0, (*constant.getValues<APInt>().begin()).getSExtValue())
+                : -1;
+  }
+  if (ctx.hasInput(3)) {
+    FailureOr<Value> value = ctx.getInput(3);
+    if (failed(value))
+      return failure();
+    iou = ctx.cast(*value, b.getF32Type());
+  }
+  if (ctx.hasInput(4)) {
+    FailureOr<Value> value = ctx.getInput(4);
+    if (failed(value))
+      return failure();
+    scoreThreshold = ctx.cast(*value, b.getF32Type());
+  }
+  int64_t center = ctx.getInt("center_point_box", 0);
+  if (center != 0 && center != 1)
+    return ctx.emitError() << "center_point_box must be 0 or 1, not " << center;
+  FailureOr<Operation *> op = ctx.createOp<NonMaxSuppressionOp>(
+      *boxes, *scores, maxOutput, iou, scoreThreshold,
+      center ? b.getUnitAttr() : UnitAttr(),
+      bound >= 0 ? b.getI64IntegerAttr(bound) : IntegerAttr());
+  if (failed(op))
+    return failure();
+  ctx.setOutputWithExtent(0, (*op)->getResult(0), (*op)->getResult(1),
+                          /*axis=*/0);
+  return success();
+}
+
+} // namespace
+
+void mlir::oneflow::onnx_import::registerDataDependentImporters(
+    NodeImporterRegistry &r) {
+  r["NonMaxSuppression"] = importNonMaxSuppression;
+}
