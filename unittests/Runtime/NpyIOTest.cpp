@@ -170,6 +170,27 @@ TEST(Tensor, WidensBF16Exactly) {
   EXPECT_EQ(values(wide), (std::vector<float>{1.5f, -3.f}));
 }
 
+TEST(Tensor, LeadingEntriesCutAnyAxis) {
+  HostTensor t(plan::I64, {2, 3, 2});
+  for (int64_t i = 0; i < 12; ++i)
+    t.as<int64_t>()[i] = i;
+  auto entries = [](const HostTensor &h) {
+    return std::vector<int64_t>(h.as<int64_t>(),
+                                h.as<int64_t>() + h.numElements());
+  };
+  HostTensor rows = leadingEntries(t, 0, 1);
+  EXPECT_EQ(rows.shape, (std::vector<int64_t>{1, 3, 2}));
+  EXPECT_EQ(entries(rows), (std::vector<int64_t>{0, 1, 2, 3, 4, 5}));
+  HostTensor middle = leadingEntries(t, 1, 2);
+  EXPECT_EQ(middle.shape, (std::vector<int64_t>{2, 2, 2}));
+  EXPECT_EQ(entries(middle), (std::vector<int64_t>{0, 1, 2, 3, 6, 7, 8, 9}));
+  // Counts are clamped to the dimension; none leaves an empty tensor.
+  EXPECT_EQ(leadingEntries(t, 2, 5).shape, t.shape);
+  HostTensor none = leadingEntries(t, 0, -3);
+  EXPECT_EQ(none.shape, (std::vector<int64_t>{0, 3, 2}));
+  EXPECT_EQ(none.numElements(), 0);
+}
+
 TEST(Tensor, DescribesAndChecksInputs) {
   EXPECT_EQ(describeTensor(plan::F32, {8, 64}), "f32[8,64]");
   EXPECT_EQ(describeTensor(plan::BOOL, {}), "bool[]");

@@ -149,3 +149,25 @@ func.func @conv_epilogue(%x: tensor<2x8x8x16xf32>, %dw: tensor<16x1x3x3xf32>, %b
   %1 = oneflow.conv2d_epilogue %x, %dw {activation = #oneflow.conv_activation<silu>, groups = 16 : i64, strides = array<i64: 2, 2>, pads = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>} : (tensor<2x8x8x16xf32>, tensor<16x1x3x3xf32>) -> tensor<2x4x4x16xf32>
   return %0, %1 : tensor<2x4x4x16xf32>, tensor<2x4x4x16xf32>
 }
+
+// -----
+
+// NonMaxSuppression calls the kernel library with the five inputs (a null
+// address for the absent score threshold), the padded selection and its
+// count, then batches, classes, boxes, rows per class and the box format.
+// CHECK-LABEL: func.func private @oneflow_non_max_suppression_f32(i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64)
+// CHECK-LABEL: func.func @non_max_suppression
+// CHECK: %[[NULL:.*]] = arith.constant 0 : i64
+// CHECK: memref.alloc() {alignment = 64 : i64} : memref<12x3xi64>
+// CHECK: memref.alloc() {alignment = 64 : i64} : memref<i64>
+// CHECK: %[[B:.*]] = arith.constant 2 : i64
+// CHECK: %[[C:.*]] = arith.constant 3 : i64
+// CHECK: %[[N:.*]] = arith.constant 5 : i64
+// CHECK: %[[ROWS:.*]] = arith.constant 2 : i64
+// CHECK: %[[CENTER:.*]] = arith.constant 1 : i64
+// CHECK: call @oneflow_non_max_suppression_f32(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[NULL]], %{{.*}}, %{{.*}}, %[[B]], %[[C]], %[[N]], %[[ROWS]], %[[CENTER]])
+func.func @non_max_suppression(%boxes: tensor<2x5x4xf32>, %scores: tensor<2x3x5xf32>,
+                               %max: tensor<1xi64>, %iou: tensor<1xf32>) -> (tensor<12x3xi64>, tensor<i64>) {
+  %selected, %n = oneflow.non_max_suppression %boxes, %scores, %max, %iou {center_point_box, max_boxes_bound = 2 : i64} : (tensor<2x5x4xf32>, tensor<2x3x5xf32>, tensor<1xi64>, tensor<1xf32>) -> (tensor<12x3xi64>, tensor<i64>)
+  return %selected, %n : tensor<12x3xi64>, tensor<i64>
+}

@@ -726,6 +726,47 @@ def recurrent_resize(out):
     save(bad.make(), "recurrent_bad.onnx", out)
 
 
+@model
+def detection(out):
+    """NonMaxSuppression (output of data-dependent length) and what may follow it: the box column
+    gathered, the boxes gathered by it, a slice of the first 4 and elementwise ops; a second NMS in
+    center-point format whose max_output_boxes_per_class is a graph input (so no bound but N).
+    `detection_bad.onnx`: the selection read by ops that would see its padding (ReduceSum, Shape,
+    Concat along it, Add with a fixed-length value), node names `bad_*`."""
+    g = G("detection", seed=28)
+    boxes = g.input("boxes", FLOAT, [1, 8, 4])
+    scores = g.input("scores", FLOAT, [1, 2, 8])
+    limit = g.input("limit", INT64, [1])
+    sel = g.node("NonMaxSuppression", [boxes, scores, g.i64("max_boxes", [3]), g.f32("iou", [0.5]),
+                                       g.f32("score_min", [0.1])], "selected", "nms_corners")
+    box_index = g.node("Gather", [sel, g.i64("box_column", np.int64(2))], "box_index", "box_column",
+                       axis=1)
+    flat = g.node("Squeeze", [boxes, g.i64("batch_axis", [0])], "flat_boxes", "flat_boxes")
+    kept = g.node("Gather", [flat, box_index], "kept_boxes", "kept_boxes", axis=0)
+    first = g.node("Slice", [box_index, g.i64("first_start", [0]), g.i64("first_end", [4])], "first4",
+                   "first_four")
+    scaled = g.node("Mul", [g.node("Cast", [first], "first4_f", "first_float", to=FLOAT),
+                            g.f32("two", np.float32(2))], "first4_scaled", "scaled")
+    g.output("selected", elem_type=INT64, shape=["n", 3])
+    g.output(kept, elem_type=FLOAT, shape=["n", 4])
+    g.output(scaled, elem_type=FLOAT, shape=["m"])
+    g.output(g.node("NonMaxSuppression", [boxes, scores, limit], "selected_center", "nms_center",
+                    center_point_box=1), elem_type=INT64, shape=["k", 3])
+    save(g.make(), "detection.onnx", out)
+
+    bad = G("detection_bad", seed=29)
+    boxes = bad.input("boxes", FLOAT, [1, 8, 4])
+    scores = bad.input("scores", FLOAT, [1, 2, 8])
+    sel = bad.node("NonMaxSuppression", [boxes, scores, bad.i64("max_boxes", [3])], "selected", "nms")
+    bad.output(bad.node("ReduceSum", [sel], "total", "bad_sum", keepdims=0), elem_type=INT64, shape=[])
+    bad.output(bad.node("Shape", [sel], "count", "bad_shape"), elem_type=INT64, shape=[2])
+    bad.output(bad.node("Concat", [sel, sel], "twice", "bad_concat", axis=0), elem_type=INT64,
+               shape=["n", 3])
+    bad.output(bad.node("Add", [sel, bad.i64("fixed", np.ones([6, 3], np.int64))], "shifted", "bad_add"),
+               elem_type=INT64, shape=["n", 3])
+    save(bad.make(), "detection_bad.onnx", out)
+
+
 def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--out", default=HERE, help="output directory (default: this script's folder)")
