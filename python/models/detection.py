@@ -1,0 +1,82 @@
+#!/usr/bin/env python3
+"""A small single-shot detector exported by PyTorch, with its outputs as the
+reference for NonMaxSuppression and data-dependent lengths (issue 21).
+
+  /usr/bin/python3 python/models/detection.py [OUT]
+
+writes into OUT (default test/E2E/Inputs/detection):
+  detector.onnx        opset 13: a conv backbone over a [1, 3, 32, 32] image, a
+                       head with 4 box deltas and CLASSES logits per cell of the
+                       8x8 map, boxes decoded around fixed anchors, each box's
+                       best class and its softmax score, then torchvision's
+                       batched_nms (IoU 0.5) and the first MAX_DETECTIONS kept:
+                       outputs boxes [n, 4], scores [n], labels [n], where n
+                       depends on the image
+  detector.x.npy       the image
+  detector.{boxes,scores,labels}.npy   PyTorch's outputs
+
+Random weights are scaled so that fewer than MAX_DETECTIONS boxes survive:
+the outputs are shorter than the most the plan has room for. The script is
+deterministic (single-threaded CPU torch).
+"""
+import os
+import sys
+import warnings
+
+import numpy as np
+import torch
+import torch.nn as nn
+import torchvision
+
+CLASSES, MAX_DETECTIONS, CELLS = 3, 100, 8
+
+
+class Detector(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.backbone = nn.Sequential(
+            nn.Conv2d(3, 16, 3, stride=2, padding=1), nn.ReLU(),
+            nn.Conv2d(16, 32, 3, stride=2, padding=1), nn.ReLU())
+        self.head = nn.Conv2d(32, 4 + CLASSES, 3, padding=1)
+        centers = (torch.arange(CELLS, dtype=torch.float32) + 0.5) * 4
+        cy, cx = torch.meshgrid(centers, centers, indexing="ij")
+        self.register_buffer("anchors", torch.stack(
+            [cx - 6, cy - 6, cx + 6, cy + 6], -1).reshape(-1, 4))
+
+    def forward(self, x):
+        out = self.head(self.backbone(x))          # [1, 4 + C, 8, 8]
+        out = out.flatten(2).transpose(1, 2)[0]    # [64, 4 + C]
+        boxes = self.anchors + out[:, :4] * 4
+        probs = out[:, 4:].softmax(-1)
+        scores, labels = probs.max(-1)
+        keep = torchvision.ops.batched_nms(boxes, scores, labels, 0.5)
+        keep = keep[:MAX_DETECTIONS]
+        return boxes[keep], scores[keep], labels[keep]
+
+
+def main(argv):
+    out = argv[1] if len(argv) > 1 else os.path.join(
+        os.path.dirname(__file__), "..", "..", "test", "E2E", "Inputs",
+        "detection")
+    os.makedirs(out, exist_ok=True)
+    torch.manual_seed(0)
+    torch.set_num_threads(1)
+    model = Detector().eval()
+    x = torch.randn(1, 3, 32, 32)
+    with torch.no_grad():
+        boxes, scores, labels = model(x)
+    assert 0 < len(boxes) < MAX_DETECTIONS, len(boxes)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        torch.onnx.export(model, (x,), os.path.join(out, "detector.onnx"),
+                          opset_version=13, input_names=["x"],
+                          output_names=["boxes", "scores", "labels"])
+    np.save(os.path.join(out, "detector.x.npy"), x.numpy())
+    for name, value in [("boxes", boxes), ("scores", scores),
+                        ("labels", labels)]:
+        np.save(os.path.join(out, f"detector.{name}.npy"), value.numpy())
+    print(f"{len(boxes)} of {CELLS * CELLS} boxes kept")
+
+
+if __name__ == "__main__":
+    main(sys.argv)
