@@ -7,6 +7,8 @@
 
 #include "llvm/ADT/TypeSwitch.h"
 
+#include <cmath>
+
 using namespace mlir;
 using namespace mlir::oneflow;
 
@@ -143,6 +145,13 @@ OpCost mlir::oneflow::estimateCost(Operation *op) {
         double rows =
             cast<ShapedType>(op.getSelected().getType()).getDimSize(0);
         return vector(elementsOf(scores) * (lists > 0 ? rows / lists : 0));
+      })
+      // A sort of the entries, each compared element by element.
+      .Case([&](UniqueOp op) {
+        double entries =
+            cast<ShapedType>(op.getIndices().getType()).getDimSize(0);
+        return vector(elementsOf(op.getX().getType()) *
+                      std::max(1.0, std::log2(std::max(entries, 1.0))));
       })
       .Default([&](Operation *op) { return vector(resultElements(op)); });
 }

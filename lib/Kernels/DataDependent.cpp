@@ -1,7 +1,8 @@
 //===- DataDependent.cpp - Kernels whose output length is data ------------===//
 //
-// Plans have static shapes: these kernels write into a result sized for the
-// most they can produce and say how much of it is valid in an int64 count.
+// NonMaxSuppression and Unique. Plans have static shapes: these kernels
+// write into results sized for the most they can produce and say how much
+// of them is valid in an int64 count.
 // The rest is zero-filled, so that ops reading the padding (a Gather by
 // selected indices) stay in bounds.
 //
@@ -12,6 +13,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <type_traits>
 #include <vector>
 
 using namespace oneflow::kernels;
@@ -90,6 +92,75 @@ void nonMaxSuppression(const float *boxes, const float *scores,
   *numSelected = rows;
 }
 
+/// Orders values with NaNs last and equal to each other (numpy's unique
+/// merges NaNs).
+template <typename T> int compareValues(T a, T b) {
+  if constexpr (std::is_floating_point_v<T>) {
+    bool aNan = std::isnan(a), bNan = std::isnan(b);
+    if (aNan || bNan)
+      return aNan == bNan ? 0 : (aNan ? 1 : -1);
+  }
+  return a < b ? -1 : (b < a ? 1 : 0);
+}
+
+/// The distinct entries of x viewed as [outer, n, inner]: the n slices
+/// x[:, j, :], compared element by element in row-major order.
+template <typename T>
+void unique(const T *x, T *y, int64_t *indices, int64_t *inverse,
+            int64_t *counts, int64_t *numUnique, int64_t outer, int64_t n,
+            int64_t inner, bool sorted) {
+  auto compareSlices = [&](int64_t a, int64_t b) {
+    for (int64_t o = 0; o < outer; ++o)
+      for (int64_t i = 0; i < inner; ++i)
+        if (int c = compareValues(x[(o * n + a) * inner + i],
+                                  x[(o * n + b) * inner + i]))
+          return c;
+    return 0;
+  };
+  std::vector<int64_t> order(n);
+  for (int64_t j = 0; j < n; ++j)
+    order[j] = j;
+  // Stable: the first of equal slices is its first occurrence.
+  std::stable_sort(order.begin(), order.end(), [&](int64_t a, int64_t b) {
+    return compareSlices(a, b) < 0;
+  });
+  // Groups of equal slices, in sorted order: first occurrence and size.
+  std::vector<int64_t> first, size, groupOf(n);
+  for (int64_t r = 0; r < n; ++r) {
+    if (r == 0 || compareSlices(order[r - 1], order[r]) != 0) {
+      first.push_back(order[r]);
+      size.push_back(0);
+    }
+    ++size.back();
+    groupOf[order[r]] = first.size() - 1;
+  }
+  int64_t k = first.size();
+  // Unsorted: the groups in order of first occurrence.
+  std::vector<int64_t> place(k);
+  for (int64_t g = 0; g < k; ++g)
+    place[g] = g;
+  if (!sorted)
+    std::sort(place.begin(), place.end(),
+              [&](int64_t a, int64_t b) { return first[a] < first[b]; });
+  std::vector<int64_t> rankOf(k);
+  for (int64_t r = 0; r < k; ++r)
+    rankOf[place[r]] = r;
+  std::memset(y, 0, sizeof(T) * outer * n * inner);
+  std::memset(indices, 0, sizeof(int64_t) * n);
+  std::memset(counts, 0, sizeof(int64_t) * n);
+  for (int64_t r = 0; r < k; ++r) {
+    int64_t g = place[r];
+    indices[r] = first[g];
+    counts[r] = size[g];
+    for (int64_t o = 0; o < outer; ++o)
+      std::memcpy(y + (o * n + r) * inner, x + (o * n + first[g]) * inner,
+                  sizeof(T) * inner);
+  }
+  for (int64_t j = 0; j < n; ++j)
+    inverse[j] = rankOf[groupOf[j]];
+  *numUnique = k;
+}
+
 } // namespace
 
 ONEFLOW_KERNEL void oneflow_non_max_suppression_f32(
@@ -103,3 +174,18 @@ ONEFLOW_KERNEL void oneflow_non_max_suppression_f32(
                     ptr<int64_t>(numSelected), batches, classes, n,
                     rowsPerClass, centerPointBox != 0);
 }
+
+#define DEFINE_UNIQUE(SUFFIX, T)                                               \
+  ONEFLOW_KERNEL void oneflow_unique_##SUFFIX(                                 \
+      int64_t x, int64_t y, int64_t indices, int64_t inverse, int64_t counts,  \
+      int64_t numUnique, int64_t outer, int64_t n, int64_t inner,              \
+      int64_t sorted) {                                                        \
+    unique(ptr<T>(x), ptr<T>(y), ptr<int64_t>(indices), ptr<int64_t>(inverse), \
+           ptr<int64_t>(counts), ptr<int64_t>(numUnique), outer, n, inner,     \
+           sorted != 0);                                                       \
+  }
+
+DEFINE_UNIQUE(f32, float)
+DEFINE_UNIQUE(f64, double)
+DEFINE_UNIQUE(i32, int32_t)
+DEFINE_UNIQUE(i64, int64_t)

@@ -1,16 +1,19 @@
-//===- DataDependentTest.cpp - NonMaxSuppression's kernel -----------------===//
+//===- DataDependentTest.cpp - NonMaxSuppression's and Unique's kernels ---===//
 //
-// ONNX's own example, center-point boxes against their corners, and on
-// random boxes the properties that define greedy NMS, checked with an IoU
-// computed here: picks in falling score order, no two picks overlapping
-// above the threshold, every box left out either overlapping an earlier
-// pick or past the limit, and zeros after the valid rows.
+// NonMaxSuppression: ONNX's own example, center-point boxes against their
+// corners, and on random boxes the properties that define greedy NMS, checked
+// with an IoU computed here: picks in falling score order, no two picks
+// overlapping above the threshold, every box left out either overlapping an
+// earlier pick or past the limit, and zeros after the valid rows. Unique:
+// against a quadratic search for each slice's first equal one, sorted and not,
+// with and without an axis.
 //
 //===----------------------------------------------------------------------===//
 
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <random>
 #include <vector>
@@ -23,6 +26,9 @@ void oneflow_non_max_suppression_f32(int64_t boxes, int64_t scores,
                                      int64_t classes, int64_t n,
                                      int64_t rowsPerClass,
                                      int64_t centerPointBox);
+void oneflow_unique_f32(int64_t x, int64_t y, int64_t indices, int64_t inverse,
+                        int64_t counts, int64_t numUnique, int64_t outer,
+                        int64_t n, int64_t inner, int64_t sorted);
 }
 
 namespace {
@@ -175,5 +181,100 @@ TEST(NonMaxSuppression, CenterPointBoxesMatchTheirCorners) {
   EXPECT_EQ(a.count, b.count);
   EXPECT_EQ(a.rows, b.rows);
 }
+
+struct UniqueShape {
+  int64_t outer, n, inner;
+};
+
+class UniqueTest : public ::testing::TestWithParam<UniqueShape> {};
+
+TEST_P(UniqueTest, MatchesQuadraticSearch) {
+  auto [outer, n, inner] = GetParam();
+  std::mt19937 rng(7);
+  // Few values, so that slices repeat; a NaN equals other NaNs.
+  std::uniform_int_distribution<int> pick(0, 2);
+  std::vector<float> x(outer * n * inner);
+  for (float &v : x)
+    v = pick(rng) == 2 && inner == 1 && outer == 1 ? NAN : float(pick(rng));
+  auto at = [&](int64_t o, int64_t j, int64_t i) {
+    return x[(o * n + j) * inner + i];
+  };
+  auto same = [&](int64_t a, int64_t b) {
+    for (int64_t o = 0; o < outer; ++o)
+      for (int64_t i = 0; i < inner; ++i) {
+        float p = at(o, a, i), q = at(o, b, i);
+        if (!(p == q || (std::isnan(p) && std::isnan(q))))
+          return false;
+      }
+    return true;
+  };
+  // First occurrences in order, each one's count and every slice's group.
+  std::vector<int64_t> firsts, groupOf(n);
+  for (int64_t j = 0; j < n; ++j) {
+    int64_t g = 0;
+    while (g < (int64_t)firsts.size() && !same(firsts[g], j))
+      ++g;
+    if (g == (int64_t)firsts.size())
+      firsts.push_back(j);
+    groupOf[j] = g;
+  }
+  int64_t k = firsts.size();
+  for (bool sorted : {false, true}) {
+    std::vector<float> y(x.size(), -1);
+    std::vector<int64_t> indices(n, -1), inverse(n, -1), counts(n, -1);
+    int64_t count = -1;
+    oneflow_unique_f32(address(x.data()), address(y.data()),
+                       address(indices.data()), address(inverse.data()),
+                       address(counts.data()), address(&count), outer, n, inner,
+                       sorted);
+    ASSERT_EQ(count, k);
+    std::vector<int64_t> order(firsts);
+    if (sorted) {
+      // Lexicographic, NaN last.
+      auto less = [&](int64_t a, int64_t b) {
+        for (int64_t o = 0; o < outer; ++o)
+          for (int64_t i = 0; i < inner; ++i) {
+            float p = at(o, a, i), q = at(o, b, i);
+            if (std::isnan(p) || std::isnan(q)) {
+              if (std::isnan(p) != std::isnan(q))
+                return std::isnan(q);
+              continue;
+            }
+            if (p != q)
+              return p < q;
+          }
+        return false;
+      };
+      std::sort(order.begin(), order.end(), less);
+    }
+    for (int64_t r = 0; r < k; ++r) {
+      EXPECT_EQ(indices[r], order[r]);
+      int64_t g = groupOf[order[r]];
+      EXPECT_EQ(counts[r], std::count(groupOf.begin(), groupOf.end(), g));
+      for (int64_t o = 0; o < outer; ++o)
+        for (int64_t i = 0; i < inner; ++i) {
+          float got = y[(o * n + r) * inner + i], want = at(o, order[r], i);
+          EXPECT_TRUE(got == want || (std::isnan(got) && std::isnan(want)));
+        }
+    }
+    for (int64_t j = 0; j < n; ++j)
+      EXPECT_TRUE(same(order[inverse[j]], j)) << "inverse of entry " << j;
+    // Zeros after the valid entries.
+    for (int64_t r = k; r < n; ++r) {
+      EXPECT_EQ(indices[r], 0);
+      EXPECT_EQ(counts[r], 0);
+      for (int64_t o = 0; o < outer; ++o)
+        for (int64_t i = 0; i < inner; ++i)
+          EXPECT_EQ(y[(o * n + r) * inner + i], 0.0f);
+    }
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Shapes, UniqueTest,
+                         ::testing::Values(UniqueShape{1, 40, 1},
+                                           UniqueShape{1, 12, 2},
+                                           UniqueShape{2, 9, 1},
+                                           UniqueShape{3, 10, 2},
+                                           UniqueShape{1, 1, 1}));
 
 } // namespace

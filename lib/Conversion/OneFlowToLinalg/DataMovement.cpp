@@ -494,6 +494,32 @@ struct NonMaxSuppressionLowering
   }
 };
 
+/// `oneflow_unique_T(x, y, indices, inverse_indices, counts, num_unique,
+/// outer, n, inner, sorted)`, x viewed as [outer, n, inner] around the axis
+/// (all of it as n without one).
+struct UniqueLowering : public OpConversionPattern<UniqueOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(UniqueOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    RankedTensorType type = typeOf(adaptor.getX());
+    StringRef suffix = typeSuffix(type.getElementType());
+    if (suffix.empty())
+      return rewriter.notifyMatchFailure(op, "unsupported element type");
+    int64_t outer = 1, n = type.getNumElements(), inner = 1;
+    if (std::optional<int64_t> axis = op.getAxis()) {
+      std::array<int64_t, 3> around = aroundAxis(type, *axis);
+      outer = around[0], n = around[1], inner = around[2];
+    }
+    rewriter.replaceOp(op,
+                       buildLibraryCall(rewriter, op.getLoc(),
+                                        ("oneflow_unique_" + suffix).str(),
+                                        {adaptor.getX()}, op->getResultTypes(),
+                                        {outer, n, inner, op.getSorted()}));
+    return success();
+  }
+};
+
 /// The sizes a pooling call ends with: n, c, h, w, oh, ow, kh, kw, sh, sw,
 /// pads (top, left, bottom, right), then `last`.
 SmallVector<int64_t>
@@ -639,7 +665,8 @@ void lowering::populateDataMovementPatterns(RewritePatternSet &patterns,
                ConcatLowering, SplitLowering, SliceLowering, GatherLowering,
                GatherElementsLowering, CoordinateSliceLowering, ExpandLowering,
                TileLowering, PadLowering, CumSumLowering, TopKLowering,
-               NonMaxSuppressionLowering>(patterns.getContext());
+               NonMaxSuppressionLowering, UniqueLowering>(
+      patterns.getContext());
   patterns.add<TransposeLowering, MaxPoolLowering, AvgPoolLowering>(
       patterns.getContext(), poolingCalls);
 }

@@ -1192,6 +1192,27 @@ LogicalResult NonMaxSuppressionOp::inferReturnTypes(
   return success();
 }
 
+LogicalResult UniqueOp::inferReturnTypes(MLIRContext *context,
+                                         std::optional<Location> location,
+                                         Adaptor adaptor,
+                                         SmallVectorImpl<Type> &inferred) {
+  auto x = tensorTypeOf(adaptor.getX());
+  SmallVector<int64_t> shape = {x.getNumElements()};
+  int64_t entries = x.getNumElements();
+  if (std::optional<int64_t> axis = adaptor.getAxis()) {
+    if (*axis < 0 || *axis >= x.getRank())
+      return emitOptionalError(location, "unique axis ", *axis,
+                               " is out of range for rank ", x.getRank());
+    shape.assign(x.getShape().begin(), x.getShape().end());
+    entries = x.getDimSize(*axis);
+  }
+  Type i64 = IntegerType::get(context, 64);
+  auto list = RankedTensorType::get({entries}, i64);
+  inferred.push_back(RankedTensorType::get(shape, x.getElementType()));
+  inferred.append({list, list, list, RankedTensorType::get({}, i64)});
+  return success();
+}
+
 LogicalResult TopKOp::inferReturnTypes(MLIRContext *context,
                                        std::optional<Location> location,
                                        Adaptor adaptor,

@@ -547,6 +547,17 @@ SbpFactorRule NonMaxSuppressionOp::getSbpFactorRule() {
   return spec.build();
 }
 
+SbpFactorRule UniqueOp::getSbpFactorRule() {
+  // Whole: which entries are distinct is a question about all of them.
+  RuleSpec spec;
+  spec.addOperand(std::string(typeOf(getX()).getRank(), '_'));
+  spec.addResult(std::string(typeOf(getY()).getRank(), '_'));
+  for (int i = 0; i < 3; ++i)
+    spec.addResult("_");
+  spec.addResult("");
+  return spec.build();
+}
+
 SbpFactorRule TopKOp::getSbpFactorRule() {
   RuleSpec spec;
   std::string dims = spec.fresh(getX().getType().getRank());

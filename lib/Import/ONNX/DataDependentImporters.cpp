@@ -1,9 +1,9 @@
 //===- DataDependentImporters.cpp - Ops whose output length is data -------===//
 //
-// NonMaxSuppression keeps as many boxes as survive: its result is padded to
-// the most it can keep and carries its valid length as an extent (see
-// Extents.cpp), which oneflow-run uses to write graph outputs at their real
-// length.
+// NonMaxSuppression keeps as many boxes as survive, Unique as many entries
+// as are distinct: their results are padded to the most they can hold and
+// carry their valid length as an extent (see Extents.cpp), which oneflow-run
+// uses to write graph outputs at their real length.
 //
 //===----------------------------------------------------------------------===//
 
@@ -66,9 +66,38 @@ LogicalResult importNonMaxSuppression(NodeContext &ctx) {
   return success();
 }
 
+LogicalResult importUnique(NodeContext &ctx) {
+  FailureOr<Value> x = ctx.getInput(0);
+  if (failed(x))
+    return failure();
+  auto type = cast<RankedTensorType>(x->getType());
+  OpBuilder &b = ctx.getBuilder();
+  IntegerAttr axisAttr;
+  int64_t extentAxis = 0;
+  if (ctx.hasAttr("axis")) {
+    FailureOr<int64_t> axis =
+        normalizeAxis(ctx, ctx.getInt("axis", 0), type.getRank());
+    if (failed(axis))
+      return failure();
+    axisAttr = b.getI64IntegerAttr(*axis);
+    extentAxis = *axis;
+  }
+  FailureOr<Operation *> op = ctx.createOp<UniqueOp>(
+      *x, axisAttr, ctx.getInt("sorted", 1) ? b.getUnitAttr() : UnitAttr());
+  if (failed(op))
+    return failure();
+  Value count = (*op)->getResult(4);
+  ctx.setOutputWithExtent(0, (*op)->getResult(0), count, extentAxis);
+  ctx.setOutputWithExtent(1, (*op)->getResult(1), count, 0);
+  ctx.setOutput(2, (*op)->getResult(2));
+  ctx.setOutputWithExtent(3, (*op)->getResult(3), count, 0);
+  return success();
+}
+
 } // namespace
 
 void mlir::oneflow::onnx_import::registerDataDependentImporters(
     NodeImporterRegistry &r) {
   r["NonMaxSuppression"] = importNonMaxSuppression;
+  r["Unique"] = importUnique;
 }

@@ -171,3 +171,34 @@ func.func @non_max_suppression(%boxes: tensor<2x5x4xf32>, %scores: tensor<2x3x5x
   %selected, %n = oneflow.non_max_suppression %boxes, %scores, %max, %iou {center_point_box, max_boxes_bound = 2 : i64} : (tensor<2x5x4xf32>, tensor<2x3x5xf32>, tensor<1xi64>, tensor<1xf32>) -> (tensor<12x3xi64>, tensor<i64>)
   return %selected, %n : tensor<12x3xi64>, tensor<i64>
 }
+
+// -----
+
+// Unique calls the library with x viewed as [outer, n, inner] around its
+// axis and the sorted flag; its five results are fresh buffers.
+// CHECK-LABEL: func.func private @oneflow_unique_f32(i64, i64, i64, i64, i64, i64, i64, i64, i64, i64)
+// CHECK-LABEL: func.func @unique_along_axis
+// CHECK-COUNT-5: memref.alloc()
+// CHECK: %[[OUTER:.*]] = arith.constant 2 : i64
+// CHECK: %[[N:.*]] = arith.constant 4 : i64
+// CHECK: %[[INNER:.*]] = arith.constant 2 : i64
+// CHECK: %[[SORTED:.*]] = arith.constant 1 : i64
+// CHECK: call @oneflow_unique_f32(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[OUTER]], %[[N]], %[[INNER]], %[[SORTED]])
+func.func @unique_along_axis(%x: tensor<2x4x2xf32>) -> (tensor<2x4x2xf32>, tensor<i64>) {
+  %y, %indices, %inverse, %counts, %n = oneflow.unique %x {axis = 1 : i64, sorted} : tensor<2x4x2xf32> -> tensor<2x4x2xf32>, tensor<4xi64>, tensor<4xi64>, tensor<4xi64>, tensor<i64>
+  return %y, %n : tensor<2x4x2xf32>, tensor<i64>
+}
+
+// -----
+
+// Without an axis: every element is an entry (outer = inner = 1).
+// CHECK-LABEL: func.func @unique_elements
+// CHECK: %[[ONE:.*]] = arith.constant 1 : i64
+// CHECK: %[[SIX:.*]] = arith.constant 6 : i64
+// CHECK: %[[ONE2:.*]] = arith.constant 1 : i64
+// CHECK: %[[UNSORTED:.*]] = arith.constant 0 : i64
+// CHECK: call @oneflow_unique_i64(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[ONE]], %[[SIX]], %[[ONE2]], %[[UNSORTED]])
+func.func @unique_elements(%x: tensor<2x3xi64>) -> tensor<6xi64> {
+  %y, %indices, %inverse, %counts, %n = oneflow.unique %x : tensor<2x3xi64> -> tensor<6xi64>, tensor<6xi64>, tensor<6xi64>, tensor<6xi64>, tensor<i64>
+  return %y : tensor<6xi64>
+}

@@ -1,16 +1,21 @@
 // RUN: oneflow-opt %S/Inputs/detection.onnx | FileCheck %s
 // RUN: not oneflow-opt %S/Inputs/detection_bad.onnx 2>&1 | FileCheck %s --check-prefix=BAD
 
-// NonMaxSuppression's selection is padded to its bound (2 classes x 3 boxes
+// NonMaxSuppression's selection (and Unique's distinct entries) is padded to its bound (2 classes x 3 boxes
 // from the constant max_output_boxes_per_class) and its valid length rides
 // along: each output of data-dependent length is followed by a hidden
 // result, its extent.
 // CHECK-LABEL: func.func @main(
 // CHECK-SAME: -> (tensor<6x3xi64> {onnx.name = "selected"}, tensor<6x4xf32> {onnx.name = "kept_boxes"}, tensor<4xf32> {onnx.name = "first4_scaled"}, tensor<16x3xi64> {onnx.name = "selected_center"},
+// CHECK-SAME: tensor<1x2x8xf32> {onnx.name = "unique_y"}, tensor<8xi64> {onnx.name = "unique_inverse"}, tensor<8xi64> {onnx.name = "unique_counts"},
 // CHECK-SAME: tensor<i64> {oneflow.extent_axis = 0 : i64, oneflow.extent_of = "selected", onnx.name = "selected#extent"}
 // CHECK-SAME: tensor<i64> {oneflow.extent_axis = 0 : i64, oneflow.extent_of = "kept_boxes", onnx.name = "kept_boxes#extent"}
 // CHECK-SAME: tensor<i64> {oneflow.extent_axis = 0 : i64, oneflow.extent_of = "first4_scaled", onnx.name = "first4_scaled#extent"}
-// CHECK-SAME: tensor<i64> {oneflow.extent_axis = 0 : i64, oneflow.extent_of = "selected_center", onnx.name = "selected_center#extent"})
+// CHECK-SAME: tensor<i64> {oneflow.extent_axis = 0 : i64, oneflow.extent_of = "selected_center", onnx.name = "selected_center#extent"}
+// The distinct slices along axis 2 have their extent on that axis; the
+// inverse (one entry per slice of the input) has none.
+// CHECK-SAME: tensor<i64> {oneflow.extent_axis = 2 : i64, oneflow.extent_of = "unique_y", onnx.name = "unique_y#extent"}
+// CHECK-SAME: tensor<i64> {oneflow.extent_axis = 0 : i64, oneflow.extent_of = "unique_counts", onnx.name = "unique_counts#extent"})
 // CHECK: %[[MAX:.*]] = oneflow.constant dense<3> : tensor<1xi64>
 // CHECK: %[[SEL:.*]], %[[N:.*]] = oneflow.non_max_suppression %arg0, %arg1, %[[MAX]], %{{.*}}, %{{.*}} {max_boxes_bound = 3 : i64} : (tensor<1x8x4xf32>, tensor<1x2x8xf32>, tensor<1xi64>, tensor<1xf32>, tensor<1xf32>) -> (tensor<6x3xi64>, tensor<i64>)
 // The box column and the boxes gathered by it keep the extent.
@@ -24,7 +29,8 @@
 // A run-time max_output_boxes_per_class: the bound is every box, absent
 // score_threshold stays absent.
 // CHECK: %[[CSEL:.*]], %[[CN:.*]] = oneflow.non_max_suppression %arg0, %arg1, %arg2, %{{.*}} {center_point_box} : (tensor<1x8x4xf32>, tensor<1x2x8xf32>, tensor<1xi64>, tensor<1xf32>) -> (tensor<16x3xi64>, tensor<i64>)
-// CHECK: return %[[SEL]], %[[KEPT]], %[[SCALED]], %[[CSEL]], %[[N]], %[[N]], %[[N4]], %[[CN]]
+// CHECK: %[[UY:.*]], %{{.*}}, %[[UINV:.*]], %[[UC:.*]], %[[UN:.*]] = oneflow.unique %arg1 {axis = 2 : i64} : tensor<1x2x8xf32> -> tensor<1x2x8xf32>, tensor<8xi64>, tensor<8xi64>, tensor<8xi64>, tensor<i64>
+// CHECK: return %[[SEL]], %[[KEPT]], %[[SCALED]], %[[CSEL]], %[[UY]], %[[UINV]], %[[UC]], %[[N]], %[[N]], %[[N4]], %[[CN]], %[[UN]], %[[UN]]
 
 // Every op that would see the padding is named, with the op the length
 // comes from.

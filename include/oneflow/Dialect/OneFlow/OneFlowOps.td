@@ -763,6 +763,29 @@ def OneFlow_NonMaxSuppressionOp : OneFlow_InferredOp<"non_max_suppression"> {
   }];
 }
 
+def OneFlow_UniqueOp : OneFlow_InferredOp<"unique"> {
+  let summary = "the distinct slices along an axis (or elements), and where they occur";
+  let description = [{
+    ONNX's Unique. With `axis`, the entries are the slices of `x` along it
+    (compared element by element in row-major order); without, `x`'s
+    elements, flattened. `y` holds the distinct entries, sorted ascending
+    when `sorted` is set, else in order of first occurrence; `indices` the
+    first occurrence of each, `counts` how often each occurs, and
+    `inverse_indices` for every entry of `x` its place in `y`.
+
+    How many entries are distinct depends on the data: `y`, `indices` and
+    `counts` have room for all of them along the axis (zeros after the
+    valid ones) and `num_unique` says how many are valid.
+  }];
+  let arguments = (ins OneFlow_NumericTensor:$x, OptionalAttr<I64Attr>:$axis,
+                       UnitAttr:$sorted);
+  let results = (outs OneFlow_NumericTensor:$y, OneFlow_I64Tensor:$indices,
+                      OneFlow_I64Tensor:$inverse_indices,
+                      OneFlow_I64Tensor:$counts,
+                      0DTensorOf<[I64]>:$num_unique);
+  let assemblyFormat = "$x attr-dict `:` type($x) `->` type(results)";
+}
+
 def OneFlow_ExpandOp : OneFlow_Op<"expand", [Pure,
     AllElementTypesMatch<["x", "y"]>]> {
   let summary = "broadcast to a larger shape (numpy rules)";

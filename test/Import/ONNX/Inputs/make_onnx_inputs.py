@@ -730,7 +730,8 @@ def recurrent_resize(out):
 def detection(out):
     """NonMaxSuppression (output of data-dependent length) and what may follow it: the box column
     gathered, the boxes gathered by it, a slice of the first 4 and elementwise ops; a second NMS in
-    center-point format whose max_output_boxes_per_class is a graph input (so no bound but N).
+    center-point format whose max_output_boxes_per_class is a graph input (so no bound but N);
+    Unique of the score slices along the last axis, unsorted, without its indices output.
     `detection_bad.onnx`: the selection read by ops that would see its padding (ReduceSum, Shape,
     Concat along it, Add with a fixed-length value), node names `bad_*`."""
     g = G("detection", seed=28)
@@ -752,6 +753,11 @@ def detection(out):
     g.output(scaled, elem_type=FLOAT, shape=["m"])
     g.output(g.node("NonMaxSuppression", [boxes, scores, limit], "selected_center", "nms_center",
                     center_point_box=1), elem_type=INT64, shape=["k", 3])
+    g.node("Unique", [scores], ["unique_y", "", "unique_inverse", "unique_counts"], "unique_scores",
+           axis=-1, sorted=0)
+    g.output("unique_y", elem_type=FLOAT, shape=[1, 2, "u"])
+    g.output("unique_inverse", elem_type=INT64, shape=[8])
+    g.output("unique_counts", elem_type=INT64, shape=["u"])
     save(g.make(), "detection.onnx", out)
 
     bad = G("detection_bad", seed=29)

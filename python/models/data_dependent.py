@@ -1,10 +1,10 @@
 #!/usr/bin/env python3
-"""A small single-shot detector exported by PyTorch, with its outputs as the
-reference for NonMaxSuppression and data-dependent lengths (issue 21).
+"""Models exported by PyTorch whose outputs have data-dependent lengths, with
+PyTorch's outputs as references (NonMaxSuppression, Unique; issue 21).
 
-  /usr/bin/python3 python/models/detection.py [OUT]
+  /usr/bin/python3 python/models/data_dependent.py [OUT]
 
-writes into OUT (default test/E2E/Inputs/detection):
+writes into OUT (default test/E2E/Inputs/data-dependent):
   detector.onnx        opset 13: a conv backbone over a [1, 3, 32, 32] image, a
                        head with 4 box deltas and CLASSES logits per cell of the
                        8x8 map, boxes decoded around fixed anchors, each box's
@@ -14,6 +14,11 @@ writes into OUT (default test/E2E/Inputs/detection):
                        depends on the image
   detector.x.npy       the image
   detector.{boxes,scores,labels}.npy   PyTorch's outputs
+  dedupe.onnx          opset 13: torch.unique (sorted, with counts and the
+                       inverse) over TOKENS token ids, an embedding of each
+                       distinct token scaled by its count: outputs values [k],
+                       weighted [k, 4], inverse [TOKENS]
+  dedupe.tokens.npy, dedupe.{values,weighted,inverse}.npy
 
 Random weights are scaled so that fewer than MAX_DETECTIONS boxes survive:
 the outputs are shorter than the most the plan has room for. The script is
@@ -28,7 +33,7 @@ import torch
 import torch.nn as nn
 import torchvision
 
-CLASSES, MAX_DETECTIONS, CELLS = 3, 100, 8
+CLASSES, MAX_DETECTIONS, CELLS, TOKENS = 3, 100, 8, 12
 
 
 class Detector(nn.Module):
@@ -54,10 +59,28 @@ class Detector(nn.Module):
         return boxes[keep], scores[keep], labels[keep]
 
 
+class Dedupe(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.embed = nn.Embedding(20, 4)
+
+    def forward(self, tokens):
+        values, inverse, counts = torch.unique(
+            tokens, sorted=True, return_inverse=True, return_counts=True)
+        return values, self.embed(values) * counts.unsqueeze(1).float(), inverse
+
+
+def export(model, inputs, path, input_names, output_names):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        torch.onnx.export(model, inputs, path, opset_version=13,
+                          input_names=input_names, output_names=output_names)
+
+
 def main(argv):
     out = argv[1] if len(argv) > 1 else os.path.join(
         os.path.dirname(__file__), "..", "..", "test", "E2E", "Inputs",
-        "detection")
+        "data-dependent")
     os.makedirs(out, exist_ok=True)
     torch.manual_seed(0)
     torch.set_num_threads(1)
@@ -66,16 +89,25 @@ def main(argv):
     with torch.no_grad():
         boxes, scores, labels = model(x)
     assert 0 < len(boxes) < MAX_DETECTIONS, len(boxes)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        torch.onnx.export(model, (x,), os.path.join(out, "detector.onnx"),
-                          opset_version=13, input_names=["x"],
-                          output_names=["boxes", "scores", "labels"])
+    export(model, (x,), os.path.join(out, "detector.onnx"), ["x"],
+           ["boxes", "scores", "labels"])
     np.save(os.path.join(out, "detector.x.npy"), x.numpy())
     for name, value in [("boxes", boxes), ("scores", scores),
                         ("labels", labels)]:
         np.save(os.path.join(out, f"detector.{name}.npy"), value.numpy())
     print(f"{len(boxes)} of {CELLS * CELLS} boxes kept")
+
+    model = Dedupe().eval()
+    tokens = torch.randint(0, 20, (TOKENS,))
+    with torch.no_grad():
+        outputs = model(tokens)
+    assert len(outputs[0]) < TOKENS
+    export(model, (tokens,), os.path.join(out, "dedupe.onnx"), ["tokens"],
+           ["values", "weighted", "inverse"])
+    np.save(os.path.join(out, "dedupe.tokens.npy"), tokens.numpy())
+    for name, value in zip(["values", "weighted", "inverse"], outputs):
+        np.save(os.path.join(out, f"dedupe.{name}.npy"), value.numpy())
+    print(f"{len(outputs[0])} of {TOKENS} tokens distinct")
 
 
 if __name__ == "__main__":
