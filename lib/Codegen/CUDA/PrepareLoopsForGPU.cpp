@@ -15,10 +15,12 @@
 //   (`oneflow_cumsum_*`, `oneflow_topk_*`, which have no CUDA version)
 //   become loop nests: one GPU thread per position around the axis, each
 //   scanning the axis in order (top-k as k selection passes; fine for the
-//   small k and axes models use).
+//   small k and axes models use); NonMaxSuppression and Unique too
+//   (DataDependentLoops.cpp).
 //
 //===----------------------------------------------------------------------===//
 
+#include "CallLoops.h"
 #include "LoopMapping.h"
 #include "oneflow/Codegen/Passes.h"
 
@@ -171,10 +173,13 @@ void interchange(scf::ForOp outer) {
   outer.erase();
 }
 
-/// The buffer a library call argument points at (`index_cast` of
-/// `extract_aligned_pointer_as_index`) as a 1-D view of all its elements,
-/// or null when it is not one with an identity layout.
-Value flatBuffer(OpBuilder &b, Location loc, Value argument) {
+} // namespace
+
+//===----------------------------------------------------------------------===//
+// Library calls as loops (CallLoops.h)
+//===----------------------------------------------------------------------===//
+
+Value call_loops::flatBuffer(OpBuilder &b, Location loc, Value argument) {
   auto indexCast = argument.getDefiningOp<arith::IndexCastOp>();
   if (!indexCast)
     return {};
@@ -193,23 +198,21 @@ Value flatBuffer(OpBuilder &b, Location loc, Value argument) {
       /*strides=*/ArrayRef<int64_t>{1});
 }
 
-Value index(OpBuilder &b, Location loc, int64_t value) {
+Value call_loops::index(OpBuilder &b, Location loc, int64_t value) {
   return arith::ConstantIndexOp::create(b, loc, value);
 }
 
-/// `(o * n + j) * inner + i`: the element at `j` along the axis.
-Value alongAxis(OpBuilder &b, Location loc, Value o, int64_t n, Value j,
-                int64_t inner, Value i) {
+Value call_loops::alongAxis(OpBuilder &b, Location loc, Value o, int64_t n,
+                            Value j, int64_t inner, Value i) {
   Value row = arith::AddIOp::create(
       b, loc, arith::MulIOp::create(b, loc, o, index(b, loc, n)), j);
   return arith::AddIOp::create(
       b, loc, arith::MulIOp::create(b, loc, row, index(b, loc, inner)), i);
 }
 
-/// A parallel nest over the positions around the axis (outer x inner),
-/// one GPU thread each (oneflow-map-loops-to-gpu reads the attribute).
-void aroundAxis(OpBuilder &b, Location loc, int64_t outer, int64_t inner,
-                function_ref<void(OpBuilder &, Location, Value, Value)> body) {
+void call_loops::aroundAxis(
+    OpBuilder &b, Location loc, int64_t outer, int64_t inner,
+    function_ref<void(OpBuilder &, Location, Value, Value)> body) {
   auto loop = scf::ParallelOp::create(
       b, loc, ValueRange{index(b, loc, 0), index(b, loc, 0)},
       ValueRange{index(b, loc, outer), index(b, loc, inner)},
@@ -220,9 +223,8 @@ void aroundAxis(OpBuilder &b, Location loc, int64_t outer, int64_t inner,
   loop->setAttr(kThreadPerIterationAttr, b.getUnitAttr());
 }
 
-/// The constant int64 operands of `call` from `first` on, or failure.
-FailureOr<SmallVector<int64_t>> constantScalars(func::CallOp call,
-                                                unsigned first) {
+FailureOr<SmallVector<int64_t>> call_loops::constantScalars(func::CallOp call,
+                                                            unsigned first) {
   SmallVector<int64_t> scalars;
   for (Value operand : call.getOperands().drop_front(first)) {
     std::optional<int64_t> value = getConstantIntValue(operand);
@@ -232,6 +234,10 @@ FailureOr<SmallVector<int64_t>> constantScalars(func::CallOp call,
   }
   return scalars;
 }
+
+namespace {
+
+using namespace call_loops;
 
 /// `oneflow_cumsum_T(x, y, outer, n, inner, exclusive, reverse)` as loops.
 LogicalResult cumsumToLoops(func::CallOp call) {
@@ -405,6 +411,10 @@ void libraryCallsToLoops(Block &body) {
       (void)cumsumToLoops(call);
     else if (callee.starts_with("oneflow_topk_"))
       (void)topkToLoops(call);
+    else if (callee == "oneflow_non_max_suppression_f32")
+      (void)nonMaxSuppressionToLoops(call);
+    else if (callee.starts_with("oneflow_unique_"))
+      (void)uniqueToLoops(call);
   }
 }
 

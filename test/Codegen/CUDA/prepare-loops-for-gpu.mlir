@@ -133,3 +133,89 @@ func.func @topk(%x: memref<2x3x4x4xf32>, %v: memref<2x3x4x2xf32>, %i: memref<2x3
   call @oneflow_topk_f32(%ix, %iv, %ii, %c24, %c4, %c1, %c2, %c0, %c1) : (i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
   return
 }
+
+// -----
+
+// NonMaxSuppression (no score threshold: a null address) as one thread:
+// the selection zeroed, then per batch and class (2 x 3) a round per box
+// (5) picks the next candidate in falling score order and checks it
+// against the boxes kept so far (a loop up to the running count), storing
+// [batch, class, box] when it survives; the total is the count.
+// CHECK-LABEL: func.func @non_max_suppression
+// CHECK-NOT: call @oneflow_non_max_suppression_f32
+// CHECK: scf.parallel ({{.*}}) = ({{.*}}) to (%c1{{[_0-9]*}}, %c1{{[_0-9]*}})
+// CHECK: scf.for {{.*}} to %c36
+// CHECK: %[[TOTAL:.*]] = scf.for {{.*}} to %c6{{[_0-9]*}} {{.*}} -> (index)
+// CHECK: scf.for {{.*}} to %c5{{[_0-9]*}} {{.*}} -> (f32, index, index)
+// CHECK: scf.for {{.*}} to %c5{{[_0-9]*}} {{.*}} -> (f32, index)
+// CHECK: arith.cmpf ord
+// CHECK: scf.for {{.*}} -> (i1)
+// CHECK: arith.divf
+// CHECK: arith.cmpf ogt
+// CHECK: scf.if
+// CHECK-COUNT-3: memref.store
+// CHECK: %[[N:.*]] = arith.index_cast %[[TOTAL]] : index to i64
+// CHECK: memref.store %[[N]]
+// CHECK: } {oneflow.gpu_thread_per_iteration}
+func.func private @oneflow_non_max_suppression_f32(i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64)
+func.func @non_max_suppression(%boxes: memref<2x5x4xf32>, %scores: memref<2x3x5xf32>, %max: memref<1xi64>, %iou: memref<1xf32>, %selected: memref<12x3xi64>, %count: memref<i64>) {
+  %c0 = arith.constant 0 : i64
+  %c1 = arith.constant 1 : i64
+  %c2 = arith.constant 2 : i64
+  %c3 = arith.constant 3 : i64
+  %c5 = arith.constant 5 : i64
+  %p0 = memref.extract_aligned_pointer_as_index %boxes : memref<2x5x4xf32> -> index
+  %a0 = arith.index_cast %p0 : index to i64
+  %p1 = memref.extract_aligned_pointer_as_index %scores : memref<2x3x5xf32> -> index
+  %a1 = arith.index_cast %p1 : index to i64
+  %p2 = memref.extract_aligned_pointer_as_index %max : memref<1xi64> -> index
+  %a2 = arith.index_cast %p2 : index to i64
+  %p3 = memref.extract_aligned_pointer_as_index %iou : memref<1xf32> -> index
+  %a3 = arith.index_cast %p3 : index to i64
+  %p5 = memref.extract_aligned_pointer_as_index %selected : memref<12x3xi64> -> index
+  %a5 = arith.index_cast %p5 : index to i64
+  %p6 = memref.extract_aligned_pointer_as_index %count : memref<i64> -> index
+  %a6 = arith.index_cast %p6 : index to i64
+  call @oneflow_non_max_suppression_f32(%a0, %a1, %a2, %a3, %c0, %a5, %a6, %c2, %c3, %c5, %c2, %c0) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
+  return
+}
+
+// -----
+
+// Unique along an axis ([outer 2, n 4, inner 2]): threads zero y (16) and
+// the indices (4), find each entry's first equal one (a loop up to it,
+// comparing 4 elements), rank the first occurrences (sorted: by
+// comparison), place every entry and copy each distinct one; one thread
+// counts.
+// CHECK-LABEL: func.func @unique
+// CHECK-NOT: call @oneflow_unique_f32
+// CHECK: scf.parallel {{.*}} to (%c1{{[_0-9]*}}, %c16{{[_0-9]*}})
+// CHECK: scf.parallel {{.*}} to (%c1{{[_0-9]*}}, %c4{{[_0-9]*}})
+// CHECK: scf.parallel {{.*}} to (%c1{{[_0-9]*}}, %c4{{[_0-9]*}})
+// CHECK: arith.cmpf uno
+// CHECK: scf.parallel {{.*}} to (%c1{{[_0-9]*}}, %c4{{[_0-9]*}})
+// CHECK: scf.parallel {{.*}} to (%c1{{[_0-9]*}}, %c4{{[_0-9]*}})
+// CHECK: scf.if
+// CHECK: scf.parallel {{.*}} to (%c1{{[_0-9]*}}, %c1{{[_0-9]*}})
+// CHECK: } {oneflow.gpu_thread_per_iteration}
+// CHECK-NOT: scf.parallel
+func.func private @oneflow_unique_f32(i64, i64, i64, i64, i64, i64, i64, i64, i64, i64)
+func.func @unique(%x: memref<2x4x2xf32>, %y: memref<2x4x2xf32>, %indices: memref<4xi64>, %inverse: memref<4xi64>, %counts: memref<4xi64>, %n: memref<i64>) {
+  %c1 = arith.constant 1 : i64
+  %c2 = arith.constant 2 : i64
+  %c4 = arith.constant 4 : i64
+  %p0 = memref.extract_aligned_pointer_as_index %x : memref<2x4x2xf32> -> index
+  %a0 = arith.index_cast %p0 : index to i64
+  %p1 = memref.extract_aligned_pointer_as_index %y : memref<2x4x2xf32> -> index
+  %a1 = arith.index_cast %p1 : index to i64
+  %p2 = memref.extract_aligned_pointer_as_index %indices : memref<4xi64> -> index
+  %a2 = arith.index_cast %p2 : index to i64
+  %p3 = memref.extract_aligned_pointer_as_index %inverse : memref<4xi64> -> index
+  %a3 = arith.index_cast %p3 : index to i64
+  %p4 = memref.extract_aligned_pointer_as_index %counts : memref<4xi64> -> index
+  %a4 = arith.index_cast %p4 : index to i64
+  %p5 = memref.extract_aligned_pointer_as_index %n : memref<i64> -> index
+  %a5 = arith.index_cast %p5 : index to i64
+  call @oneflow_unique_f32(%a0, %a1, %a2, %a3, %a4, %a5, %c2, %c4, %c2, %c1) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
+  return
+}
