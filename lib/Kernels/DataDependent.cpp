@@ -1,6 +1,6 @@
 //===- DataDependent.cpp - Kernels whose output length is data ------------===//
 //
-// NonMaxSuppression and Unique. Plans have static shapes: these kernels
+// NonMaxSuppression, Unique, NonZero. Plans have static shapes: these kernels
 // write into results sized for the most they can produce and say how much
 // of them is valid in an int64 count.
 // The rest is zero-filled, so that ops reading the padding (a Gather by
@@ -189,3 +189,28 @@ DEFINE_UNIQUE(f32, float)
 DEFINE_UNIQUE(f64, double)
 DEFINE_UNIQUE(i32, int32_t)
 DEFINE_UNIQUE(i64, int64_t)
+
+ONEFLOW_KERNEL void oneflow_non_zero_f64(int64_t x, int64_t y, int64_t count,
+                                         int64_t rank, int64_t d0, int64_t d1,
+                                         int64_t d2, int64_t d3, int64_t d4,
+                                         int64_t d5, int64_t d6, int64_t d7) {
+  const int64_t dims[] = {d0, d1, d2, d3, d4, d5, d6, d7};
+  int64_t elements = 1;
+  for (int64_t d = 0; d < rank; ++d)
+    elements *= dims[d];
+  const double *in = ptr<double>(x);
+  int64_t *out = ptr<int64_t>(y);
+  std::memset(out, 0, sizeof(int64_t) * rank * elements);
+  int64_t found = 0;
+  for (int64_t e = 0; e < elements; ++e) {
+    if (in[e] == 0)
+      continue;
+    // Row-major coordinates, last dimension fastest.
+    for (int64_t d = rank - 1, rest = e; d >= 0; --d) {
+      out[d * elements + found] = rest % dims[d];
+      rest /= dims[d];
+    }
+    ++found;
+  }
+  *ptr<int64_t>(count) = found;
+}

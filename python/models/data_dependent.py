@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """Models exported by PyTorch whose outputs have data-dependent lengths, with
-PyTorch's outputs as references (NonMaxSuppression, Unique; issue 21).
+PyTorch's outputs as references (NonMaxSuppression, Unique, NonZero;
+issue 21).
 
   /usr/bin/python3 python/models/data_dependent.py [OUT]
 
@@ -19,6 +20,12 @@ writes into OUT (default test/E2E/Inputs/data-dependent):
                        distinct token scaled by its count: outputs values [k],
                        weighted [k, 4], inverse [TOKENS]
   dedupe.tokens.npy, dedupe.{values,weighted,inverse}.npy
+  masked.onnx          opset 13: a Linear over [ROWS, 6] features, the rows
+                       whose outputs sum above 0 (boolean indexing: NonZero,
+                       GatherND) through a ReLU, and the coordinates of the
+                       outputs above 0.3 (torch.nonzero): outputs rows [r, 4],
+                       coords [c, 2]
+  masked.x.npy, masked.{rows,coords}.npy
 
 Random weights are scaled so that fewer than MAX_DETECTIONS boxes survive:
 the outputs are shorter than the most the plan has room for. The script is
@@ -33,7 +40,7 @@ import torch
 import torch.nn as nn
 import torchvision
 
-CLASSES, MAX_DETECTIONS, CELLS, TOKENS = 3, 100, 8, 12
+CLASSES, MAX_DETECTIONS, CELLS, TOKENS, ROWS = 3, 100, 8, 12, 10
 
 
 class Detector(nn.Module):
@@ -68,6 +75,16 @@ class Dedupe(nn.Module):
         values, inverse, counts = torch.unique(
             tokens, sorted=True, return_inverse=True, return_counts=True)
         return values, self.embed(values) * counts.unsqueeze(1).float(), inverse
+
+
+class Masked(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.proj = nn.Linear(6, 4)
+
+    def forward(self, x):
+        h = self.proj(x)
+        return h[h.sum(-1) > 0].relu(), torch.nonzero(h > 0.3)
 
 
 def export(model, inputs, path, input_names, output_names):
@@ -108,6 +125,18 @@ def main(argv):
     for name, value in zip(["values", "weighted", "inverse"], outputs):
         np.save(os.path.join(out, f"dedupe.{name}.npy"), value.numpy())
     print(f"{len(outputs[0])} of {TOKENS} tokens distinct")
+
+    model = Masked().eval()
+    x = torch.randn(ROWS, 6)
+    with torch.no_grad():
+        rows, coords = model(x)
+    assert 0 < len(rows) < ROWS and 0 < len(coords) < ROWS * 4
+    export(model, (x,), os.path.join(out, "masked.onnx"), ["x"],
+           ["rows", "coords"])
+    np.save(os.path.join(out, "masked.x.npy"), x.numpy())
+    np.save(os.path.join(out, "masked.rows.npy"), rows.numpy())
+    np.save(os.path.join(out, "masked.coords.npy"), coords.numpy())
+    print(f"{len(rows)} of {ROWS} rows, {len(coords)} of {ROWS * 4} outputs")
 
 
 if __name__ == "__main__":

@@ -29,6 +29,9 @@ void oneflow_non_max_suppression_f32(int64_t boxes, int64_t scores,
 void oneflow_unique_f32(int64_t x, int64_t y, int64_t indices, int64_t inverse,
                         int64_t counts, int64_t numUnique, int64_t outer,
                         int64_t n, int64_t inner, int64_t sorted);
+void oneflow_non_zero_f64(int64_t x, int64_t y, int64_t count, int64_t rank,
+                          int64_t d0, int64_t d1, int64_t d2, int64_t d3,
+                          int64_t d4, int64_t d5, int64_t d6, int64_t d7);
 }
 
 namespace {
@@ -268,6 +271,31 @@ TEST_P(UniqueTest, MatchesQuadraticSearch) {
           EXPECT_EQ(y[(o * n + r) * inner + i], 0.0f);
     }
   }
+}
+
+TEST(NonZero, CoordinatesInRowMajorOrder) {
+  // [2, 3, 2]: NaN is non-zero, -0 is zero.
+  std::vector<double> x = {0, 1, -0.0, 0, 0, NAN, 2, 0, 0, 0, -3, 0};
+  std::vector<int64_t> y(3 * 12, -1);
+  int64_t count = -1;
+  oneflow_non_zero_f64(address(x.data()), address(y.data()), address(&count), 3,
+                       2, 3, 2, 1, 1, 1, 1, 1);
+  ASSERT_EQ(count, 4);
+  // Elements 1, 5, 6, 10: (0,0,1), (0,2,1), (1,0,0), (1,2,0).
+  std::vector<int64_t> expected = {0, 0, 1, 1, 0, 2, 0, 2, 1, 1, 0, 0};
+  for (int64_t d = 0; d < 3; ++d)
+    for (int64_t k = 0; k < 12; ++k)
+      EXPECT_EQ(y[d * 12 + k], k < 4 ? expected[d * 4 + k] : 0)
+          << "coordinate " << d << " of column " << k;
+  // Nothing non-zero; a scalar.
+  std::vector<double> zeros(6, 0);
+  oneflow_non_zero_f64(address(zeros.data()), address(y.data()),
+                       address(&count), 2, 2, 3, 1, 1, 1, 1, 1, 1);
+  EXPECT_EQ(count, 0);
+  double scalar = 5;
+  oneflow_non_zero_f64(address(&scalar), address(y.data()), address(&count), 0,
+                       1, 1, 1, 1, 1, 1, 1, 1);
+  EXPECT_EQ(count, 1);
 }
 
 INSTANTIATE_TEST_SUITE_P(Shapes, UniqueTest,

@@ -39,6 +39,9 @@ FailureOr<SmallVector<int64_t>> constantScalars(func::CallOp call,
 /// `oneflow_non_max_suppression_f32(...)` as one GPU thread's loops.
 LogicalResult nonMaxSuppressionToLoops(func::CallOp call);
 
+/// `oneflow_non_zero_f64(...)` as one GPU thread's scan.
+LogicalResult nonZeroToLoops(func::CallOp call);
+
 /// `oneflow_unique_T(...)` as loops: one thread per entry where the
 /// entries are independent, one thread for the counts.
 LogicalResult uniqueToLoops(func::CallOp call);

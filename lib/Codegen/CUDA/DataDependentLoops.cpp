@@ -1,6 +1,6 @@
-//===- DataDependentLoops.cpp - NMS and Unique as GPU loops ---------------===//
+//===- DataDependentLoops.cpp - NMS, Unique, NonZero as GPU loops ---------===//
 //
-// The CPU kernel library's NonMaxSuppression and Unique (lib/Kernels/
+// The CPU kernel library's NonMaxSuppression, Unique and NonZero (lib/Kernels/
 // DataDependent.cpp) as loop nests for CUDA plans, computing what they
 // compute, padding and count included:
 //
@@ -12,6 +12,7 @@
 //   each first occurrence its rank (the first occurrences before it, or
 //   below it when sorted), then every entry its place and each distinct one
 //   its slot; one thread counts.
+// - NonZero: one thread scans the elements in order.
 //
 //===----------------------------------------------------------------------===//
 
@@ -420,6 +421,55 @@ LogicalResult call_loops::uniqueToLoops(func::CallOp call) {
            return {};
          });
     a.store(a.toI64(distinct), numUnique, zero);
+  });
+  call.erase();
+  return success();
+}
+
+LogicalResult call_loops::nonZeroToLoops(func::CallOp call) {
+  FailureOr<SmallVector<int64_t>> constants = constantScalars(call, 3);
+  if (failed(constants) || constants->empty())
+    return failure();
+  int64_t rank = (*constants)[0];
+  SmallVector<int64_t> dims(constants->begin() + 1,
+                            constants->begin() + 1 + rank);
+  int64_t elements = 1;
+  for (int64_t d : dims)
+    elements *= d;
+  OpBuilder b(call);
+  Location loc = call.getLoc();
+  Value x = flatBuffer(b, loc, call.getOperand(0));
+  Value y = flatBuffer(b, loc, call.getOperand(1));
+  Value count = flatBuffer(b, loc, call.getOperand(2));
+  if (!x || !y || !count)
+    return failure();
+  threads(b, loc, 1, [&](Arith &a, Value) {
+    Value zero = a.idx(0);
+    loop(a, zero, a.idx(rank * elements), {},
+         [&](Arith &a, Value i, ValueRange) -> SmallVector<Value> {
+           a.store(a.toI64(a.idx(0)), y, i);
+           return {};
+         });
+    Value found = loop(
+        a, zero, a.idx(elements), {zero},
+        [&](Arith &a, Value e, ValueRange found) -> SmallVector<Value> {
+          Value nonZero = a.fcmp(
+              arith::CmpFPredicate::UNE, a.load(x, e),
+              arith::ConstantOp::create(a.b, a.loc, a.b.getF64FloatAttr(0)));
+          when(a, nonZero, [&](Arith &a) {
+            // Row-major coordinates, last dimension fastest.
+            Value rest = e;
+            for (int64_t d = rank - 1; d >= 0; --d) {
+              Value dim = a.idx(dims[d]);
+              Value coordinate = arith::RemUIOp::create(a.b, a.loc, rest, dim);
+              a.store(a.toI64(coordinate), y,
+                      a.add(a.mul(a.idx(d), a.idx(elements)), found[0]));
+              rest = arith::DivUIOp::create(a.b, a.loc, rest, dim);
+            }
+          });
+          return {a.select(nonZero, a.add(found[0], a.idx(1)), found[0])};
+        })[0];
+    a.store(a.toI64(found), count, zero);
   });
   call.erase();
   return success();

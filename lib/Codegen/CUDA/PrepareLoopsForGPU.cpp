@@ -15,7 +15,7 @@
 //   (`oneflow_cumsum_*`, `oneflow_topk_*`, which have no CUDA version)
 //   become loop nests: one GPU thread per position around the axis, each
 //   scanning the axis in order (top-k as k selection passes; fine for the
-//   small k and axes models use); NonMaxSuppression and Unique too
+//   small k and axes models use); NonMaxSuppression, Unique and NonZero too
 //   (DataDependentLoops.cpp).
 //
 //===----------------------------------------------------------------------===//
@@ -415,6 +415,8 @@ void libraryCallsToLoops(Block &body) {
       (void)nonMaxSuppressionToLoops(call);
     else if (callee.starts_with("oneflow_unique_"))
       (void)uniqueToLoops(call);
+    else if (callee == "oneflow_non_zero_f64")
+      (void)nonZeroToLoops(call);
   }
 }
 

@@ -520,6 +520,24 @@ struct UniqueLowering : public OpConversionPattern<UniqueOp> {
   }
 };
 
+/// `oneflow_non_zero_f64(x, y, count, rank, dims...)`, the dimensions
+/// padded with ones to kMaxNonZeroRank.
+struct NonZeroLowering : public OpConversionPattern<NonZeroOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(NonZeroOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    RankedTensorType type = typeOf(adaptor.getX());
+    SmallVector<int64_t> scalars = {type.getRank()};
+    llvm::append_range(scalars, type.getShape());
+    scalars.resize(1 + kMaxNonZeroRank, 1);
+    rewriter.replaceOp(
+        op, buildLibraryCall(rewriter, op.getLoc(), "oneflow_non_zero_f64",
+                             {adaptor.getX()}, op->getResultTypes(), scalars));
+    return success();
+  }
+};
+
 /// The sizes a pooling call ends with: n, c, h, w, oh, ow, kh, kw, sh, sw,
 /// pads (top, left, bottom, right), then `last`.
 SmallVector<int64_t>
@@ -665,7 +683,7 @@ void lowering::populateDataMovementPatterns(RewritePatternSet &patterns,
                ConcatLowering, SplitLowering, SliceLowering, GatherLowering,
                GatherElementsLowering, CoordinateSliceLowering, ExpandLowering,
                TileLowering, PadLowering, CumSumLowering, TopKLowering,
-               NonMaxSuppressionLowering, UniqueLowering>(
+               NonMaxSuppressionLowering, UniqueLowering, NonZeroLowering>(
       patterns.getContext());
   patterns.add<TransposeLowering, MaxPoolLowering, AvgPoolLowering>(
       patterns.getContext(), poolingCalls);

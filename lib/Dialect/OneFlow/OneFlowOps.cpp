@@ -1213,6 +1213,21 @@ LogicalResult UniqueOp::inferReturnTypes(MLIRContext *context,
   return success();
 }
 
+LogicalResult NonZeroOp::inferReturnTypes(MLIRContext *context,
+                                          std::optional<Location> location,
+                                          Adaptor adaptor,
+                                          SmallVectorImpl<Type> &inferred) {
+  auto x = tensorTypeOf(adaptor.getX());
+  if (x.getRank() > kMaxNonZeroRank)
+    return emitOptionalError(location, "non_zero takes tensors of rank up to ",
+                             kMaxNonZeroRank, ", not ", x.getRank());
+  Type i64 = IntegerType::get(context, 64);
+  inferred.push_back(
+      RankedTensorType::get({x.getRank(), x.getNumElements()}, i64));
+  inferred.push_back(RankedTensorType::get({}, i64));
+  return success();
+}
+
 LogicalResult TopKOp::inferReturnTypes(MLIRContext *context,
                                        std::optional<Location> location,
                                        Adaptor adaptor,

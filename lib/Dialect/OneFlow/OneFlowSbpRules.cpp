@@ -558,6 +558,15 @@ SbpFactorRule UniqueOp::getSbpFactorRule() {
   return spec.build();
 }
 
+SbpFactorRule NonZeroOp::getSbpFactorRule() {
+  // Whole: a non-zero's column depends on every element before it.
+  RuleSpec spec;
+  spec.addOperand(std::string(typeOf(getX()).getRank(), '_'));
+  spec.addResult("__");
+  spec.addResult("");
+  return spec.build();
+}
+
 SbpFactorRule TopKOp::getSbpFactorRule() {
   RuleSpec spec;
   std::string dims = spec.fresh(getX().getType().getRank());

@@ -1,7 +1,8 @@
 //===- DataDependentImporters.cpp - Ops whose output length is data -------===//
 //
 // NonMaxSuppression keeps as many boxes as survive, Unique as many entries
-// as are distinct: their results are padded to the most they can hold and
+// as are distinct, NonZero as many coordinates as there are non-zeros: their
+// results are padded to the most they can hold and
 // carry their valid length as an extent (see Extents.cpp), which oneflow-run
 // uses to write graph outputs at their real length.
 //
@@ -94,10 +95,25 @@ LogicalResult importUnique(NodeContext &ctx) {
   return success();
 }
 
+LogicalResult importNonZero(NodeContext &ctx) {
+  FailureOr<Value> x = ctx.getInput(0);
+  if (failed(x))
+    return failure();
+  // Exact for every type: only zero or not matters.
+  FailureOr<Operation *> op =
+      ctx.createOp<NonZeroOp>(ctx.cast(*x, ctx.getBuilder().getF64Type()));
+  if (failed(op))
+    return failure();
+  ctx.setOutputWithExtent(0, (*op)->getResult(0), (*op)->getResult(1),
+                          /*axis=*/1);
+  return success();
+}
+
 } // namespace
 
 void mlir::oneflow::onnx_import::registerDataDependentImporters(
     NodeImporterRegistry &r) {
   r["NonMaxSuppression"] = importNonMaxSuppression;
   r["Unique"] = importUnique;
+  r["NonZero"] = importNonZero;
 }

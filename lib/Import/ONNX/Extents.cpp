@@ -4,7 +4,8 @@
 // static shapes, so such a value is padded to its most entries along one
 // axis and carries a 0-d i64 `extent`, the count of valid ones (see
 // ValueInfo). Ops that treat every entry along that axis alike (elementwise
-// ops, gathers by it or along another axis, views that keep it) give their
+// ops, gathers by it (GatherND by index tuples) or along another axis,
+// views that keep it) give their
 // result the same extent; a slice from its start shortens it. Anything else
 // (a reduction over it, a shape read, a concat along it) would see the
 // padding, and is refused with the node and the op the length comes from.
@@ -73,6 +74,8 @@ public:
       return elementwise();
     if (op == "Gather")
       return gather();
+    if (op == "GatherND")
+      return gatherND();
     if (op == "Slice")
       return slice();
     if (op == "Squeeze" || op == "Unsqueeze" || op == "Reshape" ||
@@ -82,10 +85,10 @@ public:
       return transpose();
     if (op == "Concat")
       return concat();
-    return refuse(inputs.front(), "only elementwise ops, Gather, Slice from "
-                                  "the start, Squeeze, Unsqueeze, Reshape "
-                                  "keeping that axis, Transpose and Concat "
-                                  "along another axis may read it");
+    return refuse(inputs.front(), "only elementwise ops, Gather, GatherND, "
+                                  "Slice from the start, Squeeze, Unsqueeze, "
+                                  "Reshape keeping that axis, Transpose and "
+                                  "Concat along another axis may read it");
   }
 
 private:
@@ -193,6 +196,19 @@ private:
     if (!found)
       return success();
     return define(0, *found->first, found->first->info->extent, found->second);
+  }
+
+  /// Rows picked by index tuples of data-dependent count: the result has
+  /// as many.
+  LogicalResult gatherND() {
+    const Input &input = inputs.front();
+    int64_t indicesRank = typeOf(input.info->value).getRank();
+    int64_t axis = input.info->extentAxis;
+    if (input.index != 1 || axis < ctx.getInt("batch_dims", 0) ||
+        axis >= indicesRank - 1 || !output(0))
+      return refuse(input, "only GatherND's indices, along an axis of index "
+                           "tuples after the batch axes, may have it");
+    return define(0, input, input.info->extent, axis);
   }
 
   LogicalResult slice() {

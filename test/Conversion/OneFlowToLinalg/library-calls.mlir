@@ -202,3 +202,19 @@ func.func @unique_elements(%x: tensor<2x3xi64>) -> tensor<6xi64> {
   %y, %indices, %inverse, %counts, %n = oneflow.unique %x : tensor<2x3xi64> -> tensor<6xi64>, tensor<6xi64>, tensor<6xi64>, tensor<6xi64>, tensor<i64>
   return %y : tensor<6xi64>
 }
+
+// -----
+
+// NonZero passes the rank and the dimensions, padded with ones to 8.
+// CHECK-LABEL: func.func private @oneflow_non_zero_f64(i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64)
+// CHECK-LABEL: func.func @non_zero
+// CHECK: memref.alloc() {alignment = 64 : i64} : memref<2x12xi64>
+// CHECK: memref.alloc() {alignment = 64 : i64} : memref<i64>
+// CHECK: %[[RANK:.*]] = arith.constant 2 : i64
+// CHECK: %[[D0:.*]] = arith.constant 3 : i64
+// CHECK: %[[D1:.*]] = arith.constant 4 : i64
+// CHECK: call @oneflow_non_zero_f64(%{{.*}}, %{{.*}}, %{{.*}}, %[[RANK]], %[[D0]], %[[D1]], %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}})
+func.func @non_zero(%x: tensor<3x4xf64>) -> (tensor<2x12xi64>, tensor<i64>) {
+  %y, %n = oneflow.non_zero %x : tensor<3x4xf64> -> tensor<2x12xi64>, tensor<i64>
+  return %y, %n : tensor<2x12xi64>, tensor<i64>
+}

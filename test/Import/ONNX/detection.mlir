@@ -7,7 +7,7 @@
 // result, its extent.
 // CHECK-LABEL: func.func @main(
 // CHECK-SAME: -> (tensor<6x3xi64> {onnx.name = "selected"}, tensor<6x4xf32> {onnx.name = "kept_boxes"}, tensor<4xf32> {onnx.name = "first4_scaled"}, tensor<16x3xi64> {onnx.name = "selected_center"},
-// CHECK-SAME: tensor<1x2x8xf32> {onnx.name = "unique_y"}, tensor<8xi64> {onnx.name = "unique_inverse"}, tensor<8xi64> {onnx.name = "unique_counts"},
+// CHECK-SAME: tensor<1x2x8xf32> {onnx.name = "unique_y"}, tensor<8xi64> {onnx.name = "unique_inverse"}, tensor<8xi64> {onnx.name = "unique_counts"}, tensor<16xf32> {onnx.name = "high_scores"},
 // CHECK-SAME: tensor<i64> {oneflow.extent_axis = 0 : i64, oneflow.extent_of = "selected", onnx.name = "selected#extent"}
 // CHECK-SAME: tensor<i64> {oneflow.extent_axis = 0 : i64, oneflow.extent_of = "kept_boxes", onnx.name = "kept_boxes#extent"}
 // CHECK-SAME: tensor<i64> {oneflow.extent_axis = 0 : i64, oneflow.extent_of = "first4_scaled", onnx.name = "first4_scaled#extent"}
@@ -15,7 +15,10 @@
 // The distinct slices along axis 2 have their extent on that axis; the
 // inverse (one entry per slice of the input) has none.
 // CHECK-SAME: tensor<i64> {oneflow.extent_axis = 2 : i64, oneflow.extent_of = "unique_y", onnx.name = "unique_y#extent"}
-// CHECK-SAME: tensor<i64> {oneflow.extent_axis = 0 : i64, oneflow.extent_of = "unique_counts", onnx.name = "unique_counts#extent"})
+// CHECK-SAME: tensor<i64> {oneflow.extent_axis = 0 : i64, oneflow.extent_of = "unique_counts", onnx.name = "unique_counts#extent"}
+// The non-zero coordinates [3, 16] count along axis 1, their transpose's
+// along 0, and so do the scores GatherND picks by them.
+// CHECK-SAME: tensor<i64> {oneflow.extent_axis = 0 : i64, oneflow.extent_of = "high_scores", onnx.name = "high_scores#extent"})
 // CHECK: %[[MAX:.*]] = oneflow.constant dense<3> : tensor<1xi64>
 // CHECK: %[[SEL:.*]], %[[N:.*]] = oneflow.non_max_suppression %arg0, %arg1, %[[MAX]], %{{.*}}, %{{.*}} {max_boxes_bound = 3 : i64} : (tensor<1x8x4xf32>, tensor<1x2x8xf32>, tensor<1xi64>, tensor<1xf32>, tensor<1xf32>) -> (tensor<6x3xi64>, tensor<i64>)
 // The box column and the boxes gathered by it keep the extent.
@@ -30,11 +33,15 @@
 // score_threshold stays absent.
 // CHECK: %[[CSEL:.*]], %[[CN:.*]] = oneflow.non_max_suppression %arg0, %arg1, %arg2, %{{.*}} {center_point_box} : (tensor<1x8x4xf32>, tensor<1x2x8xf32>, tensor<1xi64>, tensor<1xf32>) -> (tensor<16x3xi64>, tensor<i64>)
 // CHECK: %[[UY:.*]], %{{.*}}, %[[UINV:.*]], %[[UC:.*]], %[[UN:.*]] = oneflow.unique %arg1 {axis = 2 : i64} : tensor<1x2x8xf32> -> tensor<1x2x8xf32>, tensor<8xi64>, tensor<8xi64>, tensor<8xi64>, tensor<i64>
-// CHECK: return %[[SEL]], %[[KEPT]], %[[SCALED]], %[[CSEL]], %[[UY]], %[[UINV]], %[[UC]], %[[N]], %[[N]], %[[N4]], %[[CN]], %[[UN]], %[[UN]]
+// CHECK: %[[MASK:.*]] = oneflow.cast %{{.*}} : tensor<1x2x8xi1> to tensor<1x2x8xf64>
+// CHECK: %[[COORDS:.*]], %[[NZ:.*]] = oneflow.non_zero %[[MASK]] : tensor<1x2x8xf64> -> tensor<3x16xi64>, tensor<i64>
+// CHECK: oneflow.transpose %[[COORDS]] {perm = array<i64: 1, 0>} : tensor<3x16xi64> -> tensor<16x3xi64>
+// CHECK: %[[HIGH:.*]] = oneflow.gather %{{.*}}, %{{.*}} : (tensor<16xf32>, tensor<16xi64>) -> tensor<16xf32>
+// CHECK: return %[[SEL]], %[[KEPT]], %[[SCALED]], %[[CSEL]], %[[UY]], %[[UINV]], %[[UC]], %[[HIGH]], %[[N]], %[[N]], %[[N4]], %[[CN]], %[[UN]], %[[UN]], %[[NZ]]
 
 // Every op that would see the padding is named, with the op the length
 // comes from.
-// BAD: error: ReduceSum node 'bad_sum': input 'selected' has a length along axis 0 that depends on the data (from NonMaxSuppression node 'nms'): only elementwise ops, Gather, Slice from the start
+// BAD: error: ReduceSum node 'bad_sum': input 'selected' has a length along axis 0 that depends on the data (from NonMaxSuppression node 'nms'): only elementwise ops, Gather, GatherND, Slice from the start
 // BAD: error: Shape node 'bad_shape': input 'selected' has a length along axis 0 that depends on the data
 // BAD: error: Concat node 'bad_concat': {{.*}}: it is concatenated along that axis
 // BAD: error: Add node 'bad_add': {{.*}}: it is combined entry by entry with 'fixed', whose length along that axis is fixed

@@ -32,6 +32,8 @@ namespace oneflow {
 constexpr llvm::StringLiteral kExtentOfAttrName = "oneflow.extent_of";
 constexpr llvm::StringLiteral kExtentAxisAttrName = "oneflow.extent_axis";
 constexpr llvm::StringLiteral kExtentSuffix = "#extent";
+/// The kernel library's NonZero takes up to this many dimensions.
+constexpr int64_t kMaxNonZeroRank = 8;
 
 //===----------------------------------------------------------------------===//
 // Shared shape inference and verification helpers (OneFlowOps.cpp).

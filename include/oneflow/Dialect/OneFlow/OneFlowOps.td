@@ -786,6 +786,21 @@ def OneFlow_UniqueOp : OneFlow_InferredOp<"unique"> {
   let assemblyFormat = "$x attr-dict `:` type($x) `->` type(results)";
 }
 
+def OneFlow_NonZeroOp : OneFlow_InferredOp<"non_zero"> {
+  let summary = "the coordinates of the non-zero elements";
+  let description = [{
+    ONNX's NonZero: `y[d, k]` is coordinate `d` of the k-th non-zero element
+    of `x` in row-major order. `x` is f64 (the importer casts to it, exactly
+    for every ONNX type: it only asks which elements are zero; NaN is not).
+
+    How many elements are non-zero depends on the data: `y` has room for
+    all of them ([rank, elements]), zeros after the first `count` columns.
+  }];
+  let arguments = (ins StaticShapeTensorOf<[F64]>:$x);
+  let results = (outs OneFlow_I64Tensor:$y, 0DTensorOf<[I64]>:$count);
+  let assemblyFormat = "$x attr-dict `:` type($x) `->` type(results)";
+}
+
 def OneFlow_ExpandOp : OneFlow_Op<"expand", [Pure,
     AllElementTypesMatch<["x", "y"]>]> {
   let summary = "broadcast to a larger shape (numpy rules)";

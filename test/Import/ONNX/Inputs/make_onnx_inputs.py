@@ -731,7 +731,8 @@ def detection(out):
     """NonMaxSuppression (output of data-dependent length) and what may follow it: the box column
     gathered, the boxes gathered by it, a slice of the first 4 and elementwise ops; a second NMS in
     center-point format whose max_output_boxes_per_class is a graph input (so no bound but N);
-    Unique of the score slices along the last axis, unsorted, without its indices output.
+    Unique of the score slices along the last axis, unsorted, without its indices output; the scores
+    above 0.5 by NonZero, Transpose and GatherND.
     `detection_bad.onnx`: the selection read by ops that would see its padding (ReduceSum, Shape,
     Concat along it, Add with a fixed-length value), node names `bad_*`."""
     g = G("detection", seed=28)
@@ -758,6 +759,13 @@ def detection(out):
     g.output("unique_y", elem_type=FLOAT, shape=[1, 2, "u"])
     g.output("unique_inverse", elem_type=INT64, shape=[8])
     g.output("unique_counts", elem_type=INT64, shape=["u"])
+    # Boolean indexing as PyTorch exports it: the coordinates of a mask, transposed into index
+    # tuples, gathered.
+    high = g.node("Greater", [scores, g.f32("half", np.float32(0.5))], "high", "high_mask")
+    tuples = g.node("Transpose", [g.node("NonZero", [high], "high_coords", "high_coords")],
+                    "high_tuples", "high_tuples", perm=[1, 0])
+    g.output(g.node("GatherND", [scores, tuples], "high_scores", "high_scores"), elem_type=FLOAT,
+             shape=["h"])
     save(g.make(), "detection.onnx", out)
 
     bad = G("detection_bad", seed=29)
