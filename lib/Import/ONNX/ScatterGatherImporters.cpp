@@ -1,4 +1,4 @@
-//===- ScatterGatherImporters.cpp - GatherND, ScatterND, ScatterElements --===//
+//===- ScatterGatherImporters.cpp - GatherND, scatters, ReverseSequence ---===//
 //
 // Each index tuple becomes one linear index into the flattened data.
 // GatherND is then a Gather of rows. A scatter is a product with the one-hot
@@ -6,7 +6,8 @@
 // updates into their rows (reduction "add"), and rows that receive an update
 // drop their old value (reduction "none"). The products cost updates x rows,
 // which suits the small index sets of these ops, and give gradients and SBP
-// for free.
+// for free. ReverseSequence is a GatherElements along time by indices
+// computed from the run-time lengths.
 //
 //===----------------------------------------------------------------------===//
 
@@ -255,6 +256,53 @@ LogicalResult importScatterElements(NodeContext &ctx) {
   return success();
 }
 
+/// `y[t, b] = x[len[b] - 1 - t, b]` for t < len[b], `x[t, b]` after (time
+/// and batch axes 0 and 1 either way round).
+LogicalResult importReverseSequence(NodeContext &ctx) {
+  FailureOr<Value> x = ctx.getInput(0), lens = ctx.getInput(1);
+  if (failed(x) || failed(lens))
+    return failure();
+  RankedTensorType type = typeOf(*x);
+  int64_t timeAxis = ctx.getInt("time_axis", 0),
+          batchAxis = ctx.getInt("batch_axis", 1);
+  if (type.getRank() < 2 || timeAxis == batchAxis || timeAxis < 0 ||
+      timeAxis > 1 || batchAxis < 0 || batchAxis > 1)
+    return ctx.emitError() << "time_axis and batch_axis must be 0 and 1 (in "
+                              "either order) of a tensor of rank >= 2";
+  int64_t steps = type.getDimSize(timeAxis), batch = type.getDimSize(batchAxis);
+  if (typeOf(*lens).getNumElements() != batch)
+    return ctx.emitError() << "sequence_lens must have " << batch
+                           << " entries, one per batch, not "
+                           << typeOf(*lens).getNumElements();
+  Type i64 = ctx.getBuilder().getI64Type();
+  SmallVector<int64_t> timeShape(type.getRank(), 1),
+      batchShape(type.getRank(), 1);
+  timeShape[timeAxis] = steps;
+  batchShape[batchAxis] = batch;
+  SmallVector<int64_t> positions(steps);
+  for (int64_t t = 0; t < steps; ++t)
+    positions[t] = t;
+  Value time = ctx.constant(DenseElementsAttr::get(
+      RankedTensorType::get(timeShape, i64), ArrayRef<int64_t>(positions)));
+  Value length = ctx.reshape(ctx.cast(*lens, i64), batchShape);
+  FailureOr<Value> last = ctx.create<SubOp>(length, ctx.splat(i64, 1));
+  if (failed(last))
+    return failure();
+  FailureOr<Value> reversed = ctx.create<SubOp>(*last, time);
+  FailureOr<Value> inside = ctx.create<LessOp>(time, length);
+  if (failed(reversed) || failed(inside))
+    return failure();
+  FailureOr<Value> index = ctx.create<WhereOp>(*inside, *reversed, time);
+  if (failed(index))
+    return failure();
+  Value full = ctx.createTyped<ExpandOp>(type.clone(i64), *index);
+  FailureOr<Value> y = ctx.create<GatherElementsOp>(*x, full, timeAxis);
+  if (failed(y))
+    return failure();
+  ctx.setOutput(0, *y);
+  return success();
+}
+
 } // namespace
 
 void onnx_import::registerScatterGatherImporters(NodeImporterRegistry &r) {
@@ -262,4 +310,5 @@ void onnx_import::registerScatterGatherImporters(NodeImporterRegistry &r) {
   r["ScatterND"] = importScatterND;
   r["ScatterElements"] = importScatterElements;
   r["Scatter"] = importScatterElements;
+  r["ReverseSequence"] = importReverseSequence;
 }

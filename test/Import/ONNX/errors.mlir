@@ -15,7 +15,7 @@
 // RUN: not oneflow-opt %S/Inputs/unsupported_ops.onnx 2>&1 | FileCheck %s --check-prefix=UNSUP
 // UNSUP: error: the model uses 2 unsupported ONNX op types (3 nodes):
 // UNSUP-NEXT: Det x2: 'det_first', 'det_second'
-// UNSUP-NEXT: ReverseSequence x1: 'reverse_sequence_time'
+// UNSUP-NEXT: Bernoulli x1: 'bernoulli_coins'
 // UNSUP-NOT: error
 
 // RUN: not oneflow-opt %S/Inputs/dynamic_batch.onnx 2>&1 | FileCheck %s --check-prefix=DYNAMIC

@@ -50,5 +50,15 @@
 // Einsum ii->i: the diagonal as a masked sum.
 // CHECK: oneflow.mul %arg4, %{{.*}} : (tensor<3x3xf32>, tensor<3x3xf32>)
 // CHECK: oneflow.reduce_sum %{{.*}} {axes = array<i64: 1>} : tensor<3x3xf32> -> tensor<3xf32>
+// ReverseSequence (batch axis 0, time axis 1): per batch, step t reads step
+// len - 1 - t while t < len, itself after; a GatherElements along time.
+// CHECK: %[[T:.*]] = oneflow.constant dense<{{\[\[\[}}0], [1], [2], [3], [4]]]> : tensor<1x5x1xi64>
+// CHECK: %[[LEN:.*]] = oneflow.reshape %arg5 : tensor<2xi64> to tensor<2x1x1xi64>
+// CHECK: %[[LAST:.*]] = oneflow.sub %[[LEN]], %{{.*}}
+// CHECK: %[[REV:.*]] = oneflow.sub %[[LAST]], %[[T]] : (tensor<2x1x1xi64>, tensor<1x5x1xi64>) -> tensor<2x5x1xi64>
+// CHECK: %[[IN:.*]] = oneflow.less %[[T]], %[[LEN]]
+// CHECK: %[[IDX:.*]] = oneflow.where %[[IN]], %[[REV]], %[[T]]
+// CHECK: %[[FULL:.*]] = oneflow.expand %[[IDX]] : tensor<2x5x1xi64> to tensor<2x5x3xi64>
+// CHECK: oneflow.gather_elements %arg3, %[[FULL]] {axis = 1 : i64} : (tensor<2x5x3xf32>, tensor<2x5x3xi64>) -> tensor<2x5x3xf32>
 
 // BAD: recurrent_bad.onnx:0:0: error: LSTM node 'lstm_bad_w': W must be [1, 16, 3], got 'tensor<1x16x2xf32>'

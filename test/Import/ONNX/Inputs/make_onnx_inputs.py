@@ -664,7 +664,8 @@ def more_ops(out):
 
 @model
 def unsupported_ops(out):
-    """Valid ONNX with ops an importer is unlikely to support: Det x2, Hardmax x1, ReverseSequence x1 (plus a Relu)."""
+    """Valid ONNX with ops an importer is unlikely to support: Det x2, Bernoulli x1 (plus a Relu,
+    Hardmax and Sigmoid)."""
     g = G("unsupported_ops", seed=24)
     a = g.input("a", FLOAT, [3, 4, 4])
     b = g.input("b", FLOAT, [4, 5])
@@ -674,8 +675,8 @@ def unsupported_ops(out):
         g.node("Det", [r], "det_relu", "det_second"),
         g.node("Hardmax", [b], "hardmax_b", "hardmax_rows", axis=-1),
     )
-    g.output(g.node("ReverseSequence", [a, g.i64("reverse_lens", [1, 2, 3])], "reversed_out",
-                    "reverse_sequence_time", batch_axis=0, time_axis=1))
+    g.output(g.node("Bernoulli", [g.node("Sigmoid", [a], "a_prob", "supported_sigmoid")], "coin_out",
+                    "bernoulli_coins"))
     save(g.build(), "unsupported_ops.onnx", out)
 
 
@@ -717,6 +718,9 @@ def recurrent_resize(out):
              elem_type=FLOAT, shape=[2, 3, 5])
     g.output(g.node("Einsum", [sq], "einsum_diag_out", "einsum_diagonal", equation="ii->i"),
              elem_type=FLOAT, shape=[3])
+    g.output(g.node("ReverseSequence", [xb, g.input("rev_lens", INT64, [2])], "reversed_out",
+                    "reverse_sequence_batch",
+                    batch_axis=0, time_axis=1))
     save(g.build(), "recurrent_resize.onnx", out)
     bad = G("recurrent_bad", seed=27)
     xs = bad.input("x", FLOAT, [5, 2, 3])
