@@ -22,9 +22,9 @@ writes into OUT (default test/E2E/Inputs/data-dependent):
   dedupe.tokens.npy, dedupe.{values,weighted,inverse}.npy
   masked.onnx          opset 13: a Linear over [ROWS, 6] features, the rows
                        whose outputs sum above 0 (boolean indexing: NonZero,
-                       GatherND) through a ReLU, and the coordinates of the
-                       outputs above 0.3 (torch.nonzero): outputs rows [r, 4],
-                       coords [c, 2]
+                       GatherND) through a softmax along each row, and the
+                       coordinates of the outputs above 0.3 (torch.nonzero):
+                       outputs rows [r, 4], coords [c, 2]
   masked.x.npy, masked.{rows,coords}.npy
 
 Random weights are scaled so that fewer than MAX_DETECTIONS boxes survive:
@@ -84,7 +84,7 @@ class Masked(nn.Module):
 
     def forward(self, x):
         h = self.proj(x)
-        return h[h.sum(-1) > 0].relu(), torch.nonzero(h > 0.3)
+        return h[h.sum(-1) > 0].softmax(-1), torch.nonzero(h > 0.3)
 
 
 def export(model, inputs, path, input_names, output_names):

@@ -5,10 +5,11 @@
 // axis and carries a 0-d i64 `extent`, the count of valid ones (see
 // ValueInfo). Ops that treat every entry along that axis alike (elementwise
 // ops, gathers by it (GatherND by index tuples) or along another axis,
-// views that keep it) give their
-// result the same extent; a slice from its start shortens it. Anything else
-// (a reduction over it, a shape read, a concat along it) would see the
-// padding, and is refused with the node and the op the length comes from.
+// views that keep it, reductions, softmax, top-k and scans along other
+// axes) give their result the same extent; a slice from its start shortens
+// it. Anything else (a reduction over it, a shape read, a concat along it)
+// would see the padding, and is refused with the node and the op the length
+// comes from.
 //
 //===----------------------------------------------------------------------===//
 
@@ -83,12 +84,17 @@ public:
       return view();
     if (op == "Transpose")
       return transpose();
+    if (op.starts_with("Reduce") || op == "ArgMax" || op == "ArgMin" ||
+        op == "Softmax" || op == "LogSoftmax" || op == "Hardmax" ||
+        op == "TopK" || op == "CumSum")
+      return alongAnotherAxis();
     if (op == "Concat")
       return concat();
-    return refuse(inputs.front(), "only elementwise ops, Gather, GatherND, "
-                                  "Slice from the start, Squeeze, Unsqueeze, "
-                                  "Reshape keeping that axis, Transpose and "
-                                  "Concat along another axis may read it");
+    return refuse(inputs.front(),
+                  "only elementwise ops, Gather, GatherND, Slice from the "
+                  "start, Squeeze, Unsqueeze, Reshape keeping that axis, "
+                  "Transpose, and Concat, reductions, softmax, TopK and "
+                  "CumSum along another axis may read it");
   }
 
 private:
@@ -260,6 +266,56 @@ private:
     if (axis < 0)
       return refuse(input, "this reshape merges or splits that axis");
     return define(0, input, input.info->extent, axis);
+  }
+
+  /// Reductions, normalizations, top-k and scans along axes other than the
+  /// data-dependent one treat its entries alike.
+  LogicalResult alongAnotherAxis() {
+    StringRef op = node.op_type();
+    if (failed(onlyData(1)))
+      return failure();
+    const Input &input = inputs.front();
+    int64_t rank = typeOf(input.info->value).getRank();
+    int64_t axis = input.info->extentAxis;
+    auto normalized = [&](int64_t a) { return a < 0 ? a + rank : a; };
+    SmallVector<int64_t> along;
+    bool keepDims = true;
+    if (op.starts_with("Reduce")) {
+      bool identity;
+      FailureOr<SmallVector<int64_t>> axes = getReduceAxes(ctx, rank, identity);
+      if (failed(axes))
+        return failure();
+      along = *axes;
+      keepDims = ctx.getInt("keepdims", 1) != 0;
+    } else if (op == "ArgMax" || op == "ArgMin") {
+      along = {normalized(ctx.getInt("axis", 0))};
+      keepDims = ctx.getInt("keepdims", 1) != 0;
+    } else if (op == "TopK") {
+      along = {normalized(ctx.getInt("axis", -1))};
+    } else if (op == "CumSum") {
+      FailureOr<SmallVector<int64_t>> a = ctx.getConstantInts(1, "axis");
+      if (failed(a) || a->size() != 1)
+        return failure();
+      along = {normalized(a->front())};
+    } else if (ctx.getOpset() < 13) {
+      // Softmax-like before opset 13: over the block from `axis` on.
+      for (int64_t a = normalized(ctx.getInt("axis", 1)); a < rank; ++a)
+        along.push_back(a);
+    } else {
+      along = {normalized(ctx.getInt("axis", -1))};
+    }
+    if (llvm::is_contained(along, axis))
+      return refuse(input, "it works along that axis");
+    int64_t at = axis;
+    if (!keepDims)
+      at -= llvm::count_if(along, [&](int64_t a) { return a < axis; });
+    for (unsigned index = 0; index < (unsigned)node.output_size(); ++index) {
+      if (node.output(index).empty())
+        continue;
+      if (failed(define(index, input, input.info->extent, at)))
+        return failure();
+    }
+    return success();
   }
 
   LogicalResult transpose() {

@@ -220,6 +220,12 @@ void registerControlFlowImporters(NodeImporterRegistry &registry);
 void registerGridSampleImporter(NodeImporterRegistry &registry);
 void registerDataDependentImporters(NodeImporterRegistry &registry);
 
+/// The axes a Reduce* node reduces, normalized, sorted and unique (from its
+/// `axes` attribute or constant input). Empty with `identity` set when the
+/// node is the identity (noop_with_empty_axes).
+FailureOr<SmallVector<int64_t>> getReduceAxes(NodeContext &ctx, int64_t rank,
+                                              bool &identity);
+
 /// Gives the node's outputs the data-dependent lengths of its inputs (see
 /// Extents.cpp), or reports why the node cannot read such an input.
 LogicalResult propagateExtents(NodeContext &ctx);

@@ -12,10 +12,11 @@ RankedTensorType typeOf(Value value) {
   return cast<RankedTensorType>(value.getType());
 }
 
-/// The reduced axes, normalized, sorted and unique. Empty when the node is
-/// the identity (noop_with_empty_axes).
-FailureOr<SmallVector<int64_t>> getReduceAxes(NodeContext &ctx, int64_t rank,
-                                              bool &identity) {
+} // namespace
+
+FailureOr<SmallVector<int64_t>>
+mlir::oneflow::onnx_import::getReduceAxes(NodeContext &ctx, int64_t rank,
+                                          bool &identity) {
   SmallVector<int64_t> axes;
   identity = false;
   if (ctx.hasInput(1)) {
@@ -44,6 +45,8 @@ FailureOr<SmallVector<int64_t>> getReduceAxes(NodeContext &ctx, int64_t rank,
   axes.erase(std::unique(axes.begin(), axes.end()), axes.end());
   return axes;
 }
+
+namespace {
 
 enum class Reduction { Sum, Mean, Max, Min, Prod, L1, L2, LogSum, LogSumExp,
                        SumSquare };

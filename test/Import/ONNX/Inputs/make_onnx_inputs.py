@@ -733,7 +733,8 @@ def recurrent_resize(out):
 @model
 def detection(out):
     """NonMaxSuppression (output of data-dependent length) and what may follow it: the box column
-    gathered, the boxes gathered by it, a slice of the first 4 and elementwise ops; a second NMS in
+    gathered, the boxes gathered by it (then a ReduceMax and a Softmax along their other axis), a
+    slice of the first 4 and elementwise ops; a second NMS in
     center-point format whose max_output_boxes_per_class is a graph input (so no bound but N);
     Unique of the score slices along the last axis, unsorted, without its indices output; the scores
     above 0.5 by NonZero, Transpose and GatherND.
@@ -755,6 +756,11 @@ def detection(out):
                             g.f32("two", np.float32(2))], "first4_scaled", "scaled")
     g.output("selected", elem_type=INT64, shape=["n", 3])
     g.output(kept, elem_type=FLOAT, shape=["n", 4])
+    # Along the other axis of the kept boxes: a reduction without kept dims and a softmax.
+    g.output(g.node("ReduceMax", [kept], "kept_max", "kept_max", axes=[1], keepdims=0),
+             elem_type=FLOAT, shape=["n"])
+    g.output(g.node("Softmax", [kept], "kept_softmax", "kept_softmax", axis=-1), elem_type=FLOAT,
+             shape=["n", 4])
     g.output(scaled, elem_type=FLOAT, shape=["m"])
     g.output(g.node("NonMaxSuppression", [boxes, scores, limit], "selected_center", "nms_center",
                     center_point_box=1), elem_type=INT64, shape=["k", 3])
